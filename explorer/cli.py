@@ -1,0 +1,205 @@
+"""The command line: parse, call the library, print. Errors become one line and an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from explorer.config import Settings
+from explorer.errors import ExplorerError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    settings = Settings.from_env(index_dir=getattr(args, "index", None),
+                                 model=getattr(args, "model", None))
+    try:
+        return args.run(args, settings, parser)
+    except ExplorerError as exc:
+        print(f"explorer: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("explorer: interrupted; the previous index is unchanged.", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="explorer", description="Semantic search and related papers over abstracts.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    build = commands.add_parser("build", help="embed a corpus into an index folder")
+    build.add_argument("paths", nargs="*", default=["seeds"], metavar="PATH",
+                       help="files or folders: seed .txt, .jsonl, .json, .csv (optionally .gz)")
+    build.add_argument("--out", type=Path, help="index folder (default: EXPLORER_INDEX or embeddings)")
+    build.add_argument("--model", help="model name or local sentence-transformers folder")
+    build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
+    build.add_argument("--batch-size", type=int, default=32)
+    build.set_defaults(run=_build)
+
+    for name, target, help_text in (
+        ("search", "query", "papers that answer a question in plain language"),
+        ("similar", "paper_id", "papers most like a given paper"),
+    ):
+        command = commands.add_parser(name, help=help_text)
+        command.add_argument(target, nargs="?", help="omit when --batch is given")
+        command.add_argument("--batch", metavar="FILE",
+                             help="one input per line ('-' for stdin); prints JSON lines")
+        _add_query_options(command)
+        command.set_defaults(run=_ask, verb=name)
+
+    recommend = commands.add_parser("recommend", help="papers like several papers at once")
+    recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
+    recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
+    recommend.add_argument("--query", help="optional text that steers the recommendation")
+    _add_query_options(recommend)
+    recommend.set_defaults(run=_recommend)
+
+    info = commands.add_parser("info", help="what an index holds")
+    info.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
+    info.add_argument("--json", action="store_true")
+    info.set_defaults(run=_info)
+    return parser
+
+
+def _add_query_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
+    command.add_argument("--model", help="must be the model the index was built with")
+    command.add_argument("--k", type=int, default=10, help="how many results (default 10)")
+    command.add_argument("--json", action="store_true", help="print JSON instead of a list")
+    command.add_argument("--venue", action="append", default=[], help="only this venue")
+    command.add_argument("--year-min", type=int)
+    command.add_argument("--year-max", type=int)
+
+
+def _build(args, settings: Settings, parser) -> int:
+    from explorer.build import build
+
+    bar = _Bar()
+    out = args.out or settings.index_dir
+    report = build(args.paths, out, settings.model, index_type=args.index_type,
+                   batch_size=args.batch_size, progress=bar.update)
+    bar.close()
+    print(report.summary())
+    return 0
+
+
+def _ask(args, settings: Settings, parser) -> int:
+    target = args.query if args.verb == "search" else args.paper_id
+    if args.batch is None and (target is None or not target.strip()):
+        parser.error(f"{args.verb}: give a non-empty {'query' if args.verb == 'search' else 'paper id'}"
+                     " or --batch FILE")
+    if args.k < 1:
+        parser.error("--k must be at least 1")
+    explorer, filters = _open(args, settings)
+    ask = explorer.search if args.verb == "search" else explorer.similar
+    if args.batch is None:
+        if args.verb == "search":
+            note = explorer.query_note(target)
+            if note:
+                print(f"explorer: note: {note}", file=sys.stderr)
+        _print_hits(ask(target.strip(), args.k, filters), args.json)
+        return 0
+    for line in _batch_lines(args.batch):
+        try:
+            record = {"input": line, "results": [h.to_dict() for h in ask(line, args.k, filters)]}
+        except ExplorerError as exc:
+            record = {"input": line, "error": str(exc)}
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    return 0
+
+
+def _recommend(args, settings: Settings, parser) -> int:
+    if not args.like and not (args.query and args.query.strip()):
+        parser.error("recommend: give at least one --like ID or a --query")
+    explorer, filters = _open(args, settings)
+    hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters)
+    _print_hits(hits, args.json)
+    return 0
+
+
+def _info(args, settings: Settings, parser) -> int:
+    from explorer.store import read_manifest
+
+    manifest = read_manifest(settings.index_dir)
+    if args.json:
+        print(json.dumps(manifest, indent=2, ensure_ascii=False))
+        return 0
+    model = manifest.get("model", {})
+    print(f"index     {settings.index_dir}/  ({manifest.get('index_type')}, "
+          f"{manifest.get('metric')})\n"
+          f"papers    {manifest.get('count')}  (from {manifest.get('records')} records, "
+          f"{manifest.get('duplicates_merged')} duplicates merged)\n"
+          f"model     {model.get('id')}  (dimension {model.get('dimension')}, "
+          f"max {model.get('max_seq_length')} tokens)\n"
+          f"built     {manifest.get('built_at')} from {' '.join(manifest.get('inputs', []))}")
+    return 0
+
+
+def _open(args, settings: Settings):
+    from explorer.search import Explorer, Filters
+
+    explorer = Explorer.open(settings.index_dir, model=args.model)
+    filters = Filters(venues=frozenset(args.venue), year_min=args.year_min,
+                      year_max=args.year_max)
+    return explorer, filters
+
+
+def _batch_lines(source: str) -> Iterator[str]:
+    if source == "-":
+        handle = sys.stdin
+    else:
+        try:
+            handle = open(source, encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise ExplorerError(f"cannot read batch file {source}: {exc.strerror}") from exc
+    with handle:
+        for line in handle:
+            if line.strip():
+                yield line.strip()
+
+
+def _print_hits(hits, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        print("No results.")
+    for hit in hits:
+        paper = hit.paper
+        mark = "  [title derived from abstract]" if paper.title_is_derived else ""
+        unusual = f", closer than {hit.percentile:.0f}% of pairs" if hit.percentile else ""
+        details = " · ".join(str(x) for x in (paper.venue, paper.year) if x)
+        print(f"{hit.rank:>2}. {paper.title}{mark}")
+        print(f"    id {paper.paper_id} · score {hit.score:.3f}{unusual}"
+              f"{' · ' + details if details else ''}")
+        print(textwrap.indent(textwrap.shorten(paper.abstract, 300, placeholder=" …"), "    "))
+        print()
+
+
+class _Bar:
+    """A tqdm bar on stderr, created on the first update (nothing shows when nothing embeds)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+
+    def update(self, done: int, total: int) -> None:
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc="embedding", unit="paper", file=sys.stderr)
+        self._bar.n = done
+        self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+

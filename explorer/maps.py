@@ -1,0 +1,89 @@
+"""The corpus map, computed once at build time: 2-D positions, topics and their key terms."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from explorer.corpus import Paper
+
+TSNE_LIMIT = 5000  # above this many papers, t-SNE is too slow on a laptop: PCA instead
+SEED = 0
+
+
+def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
+    """Lay out `vectors` (n, d) in 2-D and find topics.
+
+    Returns {"x": [n], "y": [n], "topic": [n], "topics": [{"id", "label", "terms", "size"}],
+    "method": str}; empty lists for an empty corpus.
+    """
+    count = len(papers)
+    if count < 3:
+        return {"x": [0.0] * count, "y": [0.0] * count, "topic": [0] * count,
+                "topics": [{"id": 0, "label": "all papers", "terms": [], "size": count}],
+                "method": "none"}
+    positions, method = _layout(vectors)
+    labels = _cluster(vectors)
+    topics = _describe_topics(papers, labels)
+    return {
+        "x": [round(float(v), 4) for v in positions[:, 0]],
+        "y": [round(float(v), 4) for v in positions[:, 1]],
+        "topic": [int(label) for label in labels],
+        "topics": topics,
+        "method": method,
+    }
+
+
+def _layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
+    from sklearn.decomposition import PCA
+
+    if len(vectors) > TSNE_LIMIT:
+        return PCA(n_components=2, random_state=SEED).fit_transform(vectors), "pca"
+    from sklearn.manifold import TSNE
+
+    perplexity = float(min(30, max(2, (len(vectors) - 1) // 3)))
+    tsne = TSNE(n_components=2, perplexity=perplexity, metric="cosine", init="pca",
+                random_state=SEED)
+    return tsne.fit_transform(vectors), "tsne"
+
+
+def _cluster(vectors: np.ndarray) -> np.ndarray:
+    from sklearn.cluster import KMeans
+
+    clusters = int(min(40, max(2, round(math.sqrt(len(vectors) / 2)))))
+    return KMeans(n_clusters=clusters, n_init=4, random_state=SEED).fit_predict(vectors)
+
+
+def _describe_topics(papers: Sequence[Paper], labels: np.ndarray, terms: int = 4) -> list[dict]:
+    """Key terms per topic by class-based TF-IDF: frequent in the topic, rare elsewhere."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(stop_words="english", ngram_range=(1, 2), min_df=2,
+                                 token_pattern=r"(?u)\b[A-Za-z][A-Za-z0-9-]+\b")
+    docs = [f"{p.title} {p.abstract}" if not p.title_is_derived else p.abstract for p in papers]
+    try:
+        counts = vectorizer.fit_transform(docs)
+    except ValueError:  # vocabulary empty: too few or too short texts
+        counts = None
+    topics = []
+    ids = sorted(set(int(label) for label in labels))
+    if counts is not None:
+        per_topic = np.vstack([np.asarray(counts[labels == t].sum(axis=0)).ravel() for t in ids])
+        frequency = per_topic / np.maximum(per_topic.sum(axis=1, keepdims=True), 1)
+        rarity = np.log(1 + per_topic.sum() / np.maximum(per_topic.sum(axis=0), 1))
+        weights = frequency * rarity
+        vocabulary = vectorizer.get_feature_names_out()
+    for row, topic in enumerate(ids):
+        key_terms: list[str] = []
+        if counts is not None:
+            for column in np.argsort(-weights[row]):
+                term = str(vocabulary[column])
+                if weights[row, column] <= 0 or len(key_terms) == terms:
+                    break
+                if not any(term in kept or kept in term for kept in key_terms):
+                    key_terms.append(term)
+        topics.append({"id": topic, "label": ", ".join(key_terms) or f"topic {topic}",
+                       "terms": key_terms, "size": int((labels == topic).sum())})
+    return topics

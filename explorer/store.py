@@ -1,0 +1,200 @@
+"""The artifacts folder: a manifest plus per-build files, written atomically, checked on load.
+
+Every build writes its files under new names (``papers-<build>.jsonl``, ``index-<build>.faiss``,
+``extras-<build>.json``) and then replaces ``manifest.json`` in one rename. Until that rename
+the old manifest still names the old, untouched files, so a crash never breaks a good index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.corpus import Paper
+from explorer.errors import IndexInvalidError, IndexMissingError
+from explorer.index import INDEX_TYPES, VectorIndex
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+_PREFIXES = ("papers-", "index-", "extras-")
+
+
+@dataclass
+class Artifacts:
+    """A loaded, checked index folder."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    papers: list[Paper]
+    index: VectorIndex
+    extras: dict[str, Any]
+
+
+def rebuild_hint(folder: Path, manifest: dict[str, Any] | None = None) -> str:
+    inputs = " ".join((manifest or {}).get("inputs") or ["seeds"])
+    return f"explorer build {inputs} --out {folder}"
+
+
+def write_artifacts(
+    folder: Path,
+    papers: list[Paper],
+    index: VectorIndex,
+    extras: dict[str, Any],
+    manifest: dict[str, Any],
+) -> dict[str, Any]:
+    """Write papers, index and extras under fresh names, then the manifest last. Returns it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+    names = {
+        "papers": f"papers-{build_id}.jsonl",
+        "index": f"index-{build_id}.faiss",
+        "extras": f"extras-{build_id}.json",
+    }
+    lines = "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in papers)
+    _atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(lines, encoding="utf-8"))
+    _atomic_write(folder / names["index"], index.save)
+    extras_text = json.dumps(extras, ensure_ascii=False)
+    _atomic_write(folder / names["extras"],
+                  lambda tmp: tmp.write_text(extras_text, encoding="utf-8"))
+    manifest = {
+        **manifest,
+        "format_version": FORMAT_VERSION,
+        "build_id": build_id,
+        "count": len(papers),
+        "files": {role: _describe(folder / name) for role, name in names.items()},
+    }
+    text = json.dumps(manifest, indent=2, ensure_ascii=False)
+    _atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    _remove_stale(folder, keep=set(names.values()))
+    return manifest
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest alone (cheap): raises IndexMissingError / IndexInvalidError."""
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise IndexMissingError(
+            f"No index in {folder}/ (no {MANIFEST}). Build one first: "
+            f"`{rebuild_hint(folder)}`."
+        )
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise IndexInvalidError(
+            f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
+        ) from exc
+    if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexInvalidError(
+            f"{path} is not a Paper Explorer manifest of format {FORMAT_VERSION}. "
+            f"Rebuild the index: `{rebuild_hint(folder)}`."
+        )
+    return manifest
+
+
+def load_artifacts(folder: Path) -> Artifacts:
+    """Load and check everything the manifest names; refuse anything that does not match."""
+    manifest = read_manifest(folder)
+    hint = rebuild_hint(folder, manifest)
+    files = manifest.get("files") or {}
+    for role in ("papers", "index", "extras"):
+        if role not in files:
+            raise IndexInvalidError(f"{folder}/{MANIFEST} names no {role} file. Rebuild: `{hint}`.")
+        _verify(folder, files[role], hint)
+    papers = _load_papers(folder / files["papers"]["name"], hint)
+    kind = manifest.get("index_type")
+    if kind not in INDEX_TYPES:
+        raise IndexInvalidError(f"Unknown index type {kind!r} in {folder}. Rebuild: `{hint}`.")
+    try:
+        index = VectorIndex.load(folder / files["index"]["name"], kind)
+    except RuntimeError as exc:
+        raise IndexInvalidError(f"FAISS cannot read the index in {folder} ({exc}). "
+                                f"Rebuild: `{hint}`.") from exc
+    expected = (manifest.get("count"), manifest.get("model", {}).get("dimension"))
+    found = (len(papers), index.count, index.dimension)
+    if found != (expected[0], expected[0], expected[1]):
+        raise IndexInvalidError(
+            f"Index in {folder} does not match its manifest: {len(papers)} papers and "
+            f"{index.count} vectors of dimension {index.dimension}, but the manifest says "
+            f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
+        )
+    extras = json.loads((folder / files["extras"]["name"]).read_text(encoding="utf-8"))
+    return Artifacts(folder, manifest, papers, index, extras)
+
+
+def _load_papers(path: Path, hint: str) -> list[Paper]:
+    papers = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                papers.append(Paper.from_dict(json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise IndexInvalidError(
+                    f"{path}:{number} is not a valid paper record ({exc}). Rebuild: `{hint}`."
+                ) from exc
+    return papers
+
+
+def _verify(folder: Path, entry: dict[str, Any], hint: str) -> None:
+    path = folder / str(entry.get("name"))
+    if not path.is_file():
+        raise IndexInvalidError(f"{path} is missing. Rebuild the index: `{hint}`.")
+    size = path.stat().st_size
+    if size != entry.get("bytes"):
+        raise IndexInvalidError(
+            f"{path} is truncated or changed ({size} bytes, expected {entry.get('bytes')}). "
+            f"Rebuild the index: `{hint}`."
+        )
+    if _sha256(path) != entry.get("sha256"):
+        raise IndexInvalidError(
+            f"{path} fails its checksum: the file is corrupted. Rebuild the index: `{hint}`."
+        )
+
+
+def _describe(path: Path) -> dict[str, Any]:
+    return {"name": path.name, "bytes": path.stat().st_size, "sha256": _sha256(path)}
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
+    """Write through `write(tmp)` to a temp name in the same folder, fsync, rename."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        write(tmp)
+        with tmp.open("rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_stale(folder: Path, keep: Iterable[str]) -> None:
+    """Delete files of earlier builds (and temp files of crashed ones) once the manifest moved."""
+    keep = set(keep)
+    for path in folder.iterdir():
+        stale_build = path.name.startswith(_PREFIXES) and path.name not in keep
+        crashed_tmp = path.name.startswith(".") and path.name.endswith(".tmp")
+        if (stale_build or crashed_tmp) and path.is_file():
+            path.unlink(missing_ok=True)
