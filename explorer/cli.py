@@ -196,8 +196,7 @@ class _Bar:
             from tqdm import tqdm
 
             self._bar = tqdm(total=total, desc="embedding", unit="paper", file=sys.stderr)
-        self._bar.n = done
-        self._bar.refresh()
+        self._bar.update(done - self._bar.n)
 
     def close(self) -> None:
         if self._bar is not None:
