@@ -19,7 +19,10 @@ from explorer.embedder import Embedder, ModelSpec, resolve_model
 from explorer.errors import CorpusError, ExplorerError
 from explorer.index import EXACT, HNSW, VectorIndex
 from explorer.maps import compute_map
-from explorer.store import load_artifacts, read_manifest, write_artifacts
+from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
+from explorer.store import Artifacts, load_artifacts, read_manifest, write_artifacts
+
+Progress = Callable[[str, int, int], None]
 
 AUTO = "auto"
 HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
@@ -61,12 +64,14 @@ def build(
     *,
     index_type: str = AUTO,
     batch_size: int = 32,
-    progress: Callable[[int, int], None] | None = None,
+    sentences: bool = True,
+    progress: Progress | None = None,
 ) -> BuildReport:
     """Read `inputs`, embed what is new, and write an index folder at `out`.
 
     Nothing is written when reading fails; the previous index stays loadable until the new
-    manifest replaces it. `progress(done, total)` reports embedding progress.
+    manifest replaces it. `progress(phase, done, total)` reports embedding progress.
+    `sentences` also stores one vector per abstract sentence (for explanations).
     """
     started = time.perf_counter()
     corpus = read_corpus(inputs)
@@ -84,34 +89,86 @@ def build(
         embedded=0, reused=0, model_id=spec.model_id, index_type=kind, seconds=0.0,
         folder=out,
     )
-    if _is_current(out, spec, kind, corpus_hash):
+    settings = {"corpus_hash": corpus_hash, "index_type": kind, "sentences": sentences,
+                "sentence_splitter": SPLITTER_VERSION}
+    if _is_current(out, spec, settings):
         report.up_to_date, report.reused = True, len(corpus.papers)
         report.seconds = time.perf_counter() - started
         return report
-    cache, model_info = _cached_vectors(out, spec)
-    missing = [p for p in corpus.papers if p.text_hash not in cache]
-    if missing:
-        embedder = Embedder(spec, batch_size=batch_size)
-        model_info = embedder.info
+    previous = _previous(out, spec)
+    embedder = _LazyEmbedder(spec, batch_size, progress)
+    vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder)
+    arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
+    index = VectorIndex.build(vectors, kind)
+    extras = {"pair_quantiles": pair_quantiles(vectors),
+              "map": compute_map(corpus.papers, vectors)}
+    model_info = embedder.info if embedder.loaded else previous.manifest["model"]
+    manifest = _manifest(inputs, corpus, model_info, spec)
+    write_artifacts(out, corpus.papers, index, extras, {**manifest, **settings}, arrays)
+    report.reused = len(corpus.papers) - report.embedded
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+class _LazyEmbedder:
+    """Loads the model only when something actually needs embedding."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None) -> None:
+        self.spec, self.batch_size, self.progress = spec, batch_size, progress
+        self._embedder: Embedder | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    @property
+    def info(self) -> dict:
+        return self._get().info
+
+    def embed(self, phase: str, texts: list[str]) -> np.ndarray:
+        """Embed `texts` -> float32 (n, d), reporting progress under `phase`."""
         done = 0
 
         def step(count: int) -> None:
             nonlocal done
             done += count
-            if progress:
-                progress(done, len(missing))
+            if self.progress:
+                self.progress(phase, done, len(texts))
 
-        fresh = embedder.embed_documents([p.text for p in missing], progress=step)
+        return self._get().embed_documents(texts, progress=step)
+
+    def _get(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = Embedder(self.spec, batch_size=self.batch_size)
+        return self._embedder
+
+
+def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _LazyEmbedder
+                   ) -> tuple[np.ndarray, int]:
+    """Vectors (n, d) for `papers`, reusing the previous build's by text hash; and how many
+    were embedded now."""
+    cache: dict[str, np.ndarray] = {}
+    if previous is not None:
+        old = previous.index.vectors()
+        cache = {p.text_hash: old[row] for row, p in enumerate(previous.papers)}
+    missing = [p for p in papers if p.text_hash not in cache]
+    if missing:
+        fresh = embedder.embed("papers", [p.text for p in missing])
         cache.update(zip((p.text_hash for p in missing), fresh))
-    vectors = np.vstack([cache[p.text_hash] for p in corpus.papers]).astype(np.float32)
-    index = VectorIndex.build(vectors, kind)
-    extras = {"pair_quantiles": pair_quantiles(vectors),
-              "map": compute_map(corpus.papers, vectors)}
-    write_artifacts(out, corpus.papers, index, extras,
-                    _manifest(inputs, corpus, model_info, kind, corpus_hash, spec))
-    report.embedded, report.reused = len(missing), len(corpus.papers) - len(missing)
-    report.seconds = time.perf_counter() - started
-    return report
+    return np.vstack([cache[p.text_hash] for p in papers]).astype(np.float32), len(missing)
+
+
+def _sentence_arrays(papers: list[Paper], previous: Artifacts | None,
+                     embedder: _LazyEmbedder) -> dict[str, np.ndarray]:
+    table = sentence_table(papers)
+    cached: dict[str, np.ndarray] = {}
+    if previous is not None and "sentence_vectors" in previous.arrays and (
+            previous.manifest.get("sentence_splitter") == SPLITTER_VERSION):
+        cached = per_paper(previous.papers, previous.arrays["sentence_table"],
+                           previous.arrays["sentence_vectors"])
+    vectors = embed_sentences(papers, table, lambda texts: embedder.embed("sentences", texts),
+                              cached)
+    return {"sentence_table": table, "sentence_vectors": vectors}
 
 
 def _choose_index_type(requested: str, count: int) -> str:
@@ -129,28 +186,25 @@ def _corpus_hash(papers: list[Paper]) -> str:
     return digest.hexdigest()
 
 
-def _is_current(out: Path, spec: ModelSpec, kind: str, corpus_hash: str) -> bool:
-    """True when the folder already holds exactly this corpus, model and index type."""
+def _is_current(out: Path, spec: ModelSpec, settings: dict) -> bool:
+    """True when the folder already holds exactly this corpus, model and settings."""
     try:
         manifest = read_manifest(out)
     except ExplorerError:
         return False
-    return (manifest.get("corpus_hash") == corpus_hash
-            and manifest.get("model", {}).get("fingerprint") == spec.fingerprint
-            and manifest.get("index_type") == kind)
+    return (manifest.get("model", {}).get("fingerprint") == spec.fingerprint
+            and all(manifest.get(key) == value for key, value in settings.items()))
 
 
-def _cached_vectors(out: Path, spec: ModelSpec) -> tuple[dict[str, np.ndarray], dict | None]:
-    """Vectors of the previous build by text hash, when it used the same model."""
+def _previous(out: Path, spec: ModelSpec) -> Artifacts | None:
+    """The previous build in `out` when it used the same model (its vectors are reusable)."""
     try:
         previous = load_artifacts(out)
     except ExplorerError:
-        return {}, None
-    model_info = previous.manifest.get("model", {})
-    if model_info.get("fingerprint") != spec.fingerprint:
-        return {}, None
-    vectors = previous.index.vectors()
-    return {p.text_hash: vectors[row].copy() for row, p in enumerate(previous.papers)}, model_info
+        return None
+    if previous.manifest.get("model", {}).get("fingerprint") != spec.fingerprint:
+        return None
+    return previous
 
 
 def pair_quantiles(vectors: np.ndarray, points: int = 101) -> list[float]:
@@ -166,7 +220,7 @@ def pair_quantiles(vectors: np.ndarray, points: int = 101) -> list[float]:
     return [round(float(q), 5) for q in np.quantile(scores, np.linspace(0, 1, points))]
 
 
-def _manifest(inputs, corpus: CorpusReport, model_info, kind, corpus_hash, spec) -> dict:
+def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -> dict:
     versions = {}
     for name in ("faiss-cpu", "numpy", "sentence-transformers", "torch", "transformers"):
         try:
@@ -178,8 +232,6 @@ def _manifest(inputs, corpus: CorpusReport, model_info, kind, corpus_hash, spec)
         "inputs": [str(path) for path in inputs],
         "model": {**model_info, "path": str(spec.path)},
         "metric": "inner_product",
-        "index_type": kind,
-        "corpus_hash": corpus_hash,
         "records": corpus.records,
         "duplicates_merged": corpus.duplicates_merged,
         "skipped": dict(corpus.skipped),

@@ -43,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--model", help="model name or local sentence-transformers folder")
     build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
     build.add_argument("--batch-size", type=int, default=32)
+    build.add_argument("--no-sentences", dest="sentences", action="store_false",
+                       help="skip per-sentence vectors (faster build; explanations embed on demand)")
     build.set_defaults(run=_build)
 
     for name, target, help_text in (
@@ -86,7 +88,7 @@ def _build(args, settings: Settings, parser) -> int:
     bar = _Bar()
     out = args.out or settings.index_dir
     report = build(args.paths, out, settings.model, index_type=args.index_type,
-                   batch_size=args.batch_size, progress=bar.update)
+                   batch_size=args.batch_size, sentences=args.sentences, progress=bar.update)
     bar.close()
     print(report.summary())
     return 0
@@ -186,19 +188,23 @@ def _print_hits(hits, as_json: bool) -> None:
 
 
 class _Bar:
-    """A tqdm bar on stderr, created on the first update (nothing shows when nothing embeds)."""
+    """tqdm bars on stderr, one per phase, created on the first update (none when none embeds)."""
 
     def __init__(self) -> None:
         self._bar = None
+        self._phase = ""
 
-    def update(self, done: int, total: int) -> None:
-        if self._bar is None:
+    def update(self, phase: str, done: int, total: int) -> None:
+        if self._bar is None or phase != self._phase:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc="embedding", unit="paper", file=sys.stderr)
+            self.close()
+            self._phase = phase
+            self._bar = tqdm(total=total, desc=f"embedding {phase}", unit="text", file=sys.stderr)
         self._bar.update(done - self._bar.n)
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 

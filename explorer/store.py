@@ -17,13 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from explorer.corpus import Paper
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index import INDEX_TYPES, VectorIndex
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-_PREFIXES = ("papers-", "index-", "extras-")
+_PREFIXES = ("papers-", "index-", "extras-", "array-")
+REQUIRED = ("papers", "index", "extras")
 
 
 @dataclass
@@ -35,6 +38,7 @@ class Artifacts:
     papers: list[Paper]
     index: VectorIndex
     extras: dict[str, Any]
+    arrays: dict[str, np.ndarray]
 
 
 def rebuild_hint(folder: Path, manifest: dict[str, Any] | None = None) -> str:
@@ -48,8 +52,9 @@ def write_artifacts(
     index: VectorIndex,
     extras: dict[str, Any],
     manifest: dict[str, Any],
+    arrays: dict[str, np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    """Write papers, index and extras under fresh names, then the manifest last. Returns it."""
+    """Write papers, index, extras and named arrays under fresh names, then the manifest last."""
     folder.mkdir(parents=True, exist_ok=True)
     build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
     names = {
@@ -63,6 +68,9 @@ def write_artifacts(
     extras_text = json.dumps(extras, ensure_ascii=False)
     _atomic_write(folder / names["extras"],
                   lambda tmp: tmp.write_text(extras_text, encoding="utf-8"))
+    for role, array in (arrays or {}).items():
+        names[role] = f"array-{role}-{build_id}.npy"
+        _atomic_write(folder / names[role], lambda tmp, a=array: _save_array(tmp, a))
     manifest = {
         **manifest,
         "format_version": FORMAT_VERSION,
@@ -103,10 +111,11 @@ def load_artifacts(folder: Path) -> Artifacts:
     manifest = read_manifest(folder)
     hint = rebuild_hint(folder, manifest)
     files = manifest.get("files") or {}
-    for role in ("papers", "index", "extras"):
+    for role in REQUIRED:
         if role not in files:
             raise IndexInvalidError(f"{folder}/{MANIFEST} names no {role} file. Rebuild: `{hint}`.")
-        _verify(folder, files[role], hint)
+    for entry in files.values():
+        _verify(folder, entry, hint)
     papers = _load_papers(folder / files["papers"]["name"], hint)
     kind = manifest.get("index_type")
     if kind not in INDEX_TYPES:
@@ -125,7 +134,14 @@ def load_artifacts(folder: Path) -> Artifacts:
             f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
         )
     extras = json.loads((folder / files["extras"]["name"]).read_text(encoding="utf-8"))
-    return Artifacts(folder, manifest, papers, index, extras)
+    arrays = {role: np.load(folder / entry["name"], allow_pickle=False)
+              for role, entry in files.items() if role not in REQUIRED}
+    return Artifacts(folder, manifest, papers, index, extras, arrays)
+
+
+def _save_array(path: Path, array: np.ndarray) -> None:
+    with path.open("wb") as handle:
+        np.save(handle, array, allow_pickle=False)
 
 
 def _load_papers(path: Path, hint: str) -> list[Paper]:

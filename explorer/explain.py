@@ -1,0 +1,123 @@
+"""Why a paper matched: its best sentences for a query, or sentence pairs tying two papers.
+
+Computed from the sentence vectors stored at build time; an index built with --no-sentences
+embeds the sentences of the one paper on demand instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.search import Explorer
+from explorer.sentences import split_sentences
+
+_TERM = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
+_STOP = frozenset("""
+a about above across after again against all almost also although always among an and another
+any are around as at based be because been before being below between both but by can could
+data did do does doing done during each either enough even every few for from further had has
+have having here how however if in into is it its itself just more most much must new not novel
+of often on once only or other our out over paper particular per propose proposed provide
+results same several show shows should since so some such than that the their them then there
+these they this those though through thus to towards under until upon use used using very via
+was we well were what when where whether which while who whose why will with within without
+work would yet approach method methods model models task tasks
+""".split())
+
+
+@dataclass(frozen=True)
+class SentenceMatch:
+    """A sentence of `paper.abstract[start:end]` and its cosine to the query or partner."""
+
+    text: str
+    start: int
+    end: int
+    score: float
+
+
+@dataclass(frozen=True)
+class MatchExplanation:
+    sentences: list[SentenceMatch]
+    shared_terms: list[str]
+
+
+@dataclass(frozen=True)
+class PairExplanation:
+    pairs: list[tuple[SentenceMatch, SentenceMatch, float]]
+    shared_terms: list[str]
+
+
+def explain_match(explorer: Explorer, query_vector: np.ndarray, paper_id: str, top: int = 2,
+                  query: str = "") -> MatchExplanation:
+    """The `top` sentences of the paper closest to `query_vector` (d,), best first, and the
+    key terms the paper shares with `query` text."""
+    paper = explorer.paper(paper_id)
+    spans, vectors = _sentences(explorer, paper_id)
+    if not spans:
+        return MatchExplanation([], shared_terms(query, paper.abstract))
+    scores = vectors @ np.asarray(query_vector, dtype=np.float32)
+    best = np.argsort(-scores)[:top]
+    matches = [_match(paper.abstract, spans[i], float(scores[i])) for i in best]
+    return MatchExplanation(matches, shared_terms(query, paper.abstract))
+
+
+def explain_pair(explorer: Explorer, paper_id: str, other_id: str, top: int = 3
+                 ) -> PairExplanation:
+    """The `top` most similar (sentence of paper, sentence of other) pairs, best first; each
+    sentence is used once."""
+    paper, other = explorer.paper(paper_id), explorer.paper(other_id)
+    spans_a, vectors_a = _sentences(explorer, paper_id)
+    spans_b, vectors_b = _sentences(explorer, other_id)
+    pairs: list[tuple[SentenceMatch, SentenceMatch, float]] = []
+    if spans_a and spans_b:
+        scores = vectors_a @ vectors_b.T
+        used_a: set[int] = set()
+        used_b: set[int] = set()
+        for flat in np.argsort(-scores, axis=None):
+            i, j = divmod(int(flat), scores.shape[1])
+            if i in used_a or j in used_b:
+                continue
+            used_a.add(i)
+            used_b.add(j)
+            score = float(scores[i, j])
+            pairs.append((_match(paper.abstract, spans_a[i], score),
+                          _match(other.abstract, spans_b[j], score), score))
+            if len(pairs) == top:
+                break
+    return PairExplanation(pairs, shared_terms(paper.abstract, other.abstract))
+
+
+def shared_terms(left: str, right: str, limit: int = 6) -> list[str]:
+    """Content words found in both texts, longest (most specific) first."""
+    found = _terms(left) & _terms(right)
+    return sorted(found, key=lambda term: (-len(term), term))[:limit]
+
+
+def _terms(text: str) -> set[str]:
+    words = {w.lower() for w in _TERM.findall(text)}
+    return {w for w in words if w not in _STOP}
+
+
+def _sentences(explorer: Explorer, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Spans and unit vectors (k, d) float32 of a paper's sentences, stored or embedded now."""
+    row = explorer.row(paper_id)
+    arrays = explorer.artifacts.arrays
+    if "sentence_table" in arrays:
+        table = arrays["sentence_table"]
+        lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
+        spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
+        return spans, arrays["sentence_vectors"][lo:hi].astype(np.float32)
+    abstract = explorer.papers[row].abstract
+    spans = split_sentences(abstract)
+    if not spans:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    vectors = explorer.embedder.embed_documents([abstract[s:e] for s, e in spans])
+    return spans, vectors
+
+
+def _match(abstract: str, span: tuple[int, int], score: float) -> SentenceMatch:
+    start, end = span
+    return SentenceMatch(text=abstract[start:end], start=start, end=end, score=score)
