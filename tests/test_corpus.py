@@ -1,0 +1,114 @@
+"""Reading corpora: formats, ids, duplicates, skipped records, derived titles, clear errors."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.corpus import read_corpus, stable_id
+from explorer.errors import CorpusError
+from explorer.titles import derive_title
+from tests.conftest import SEEDS
+
+ABSTRACT_A = "We study how sparse attention changes the memory cost of long-context transformers."
+ABSTRACT_B = "A new benchmark measures whether robots can fold laundry from video demonstrations."
+
+
+def test_seeds_give_71_unique_papers_and_remember_both_sources():
+    report = read_corpus([SEEDS])
+    assert report.records == 76
+    assert len(report.papers) == 71
+    assert report.duplicates_merged == 5
+    twice = [p for p in report.papers if len({s.rsplit(":", 1)[0] for s in p.sources}) == 2]
+    assert len(twice) == 5
+    assert len({p.paper_id for p in report.papers}) == 71
+
+
+def test_ids_are_stable_hashes_of_the_normalised_abstract():
+    first = read_corpus([SEEDS]).papers
+    second = read_corpus([SEEDS]).papers
+    assert [p.paper_id for p in first] == [p.paper_id for p in second]
+    assert first[0].paper_id == stable_id("  " + first[0].abstract.replace(" ", "\n ") + "\n")
+
+
+def test_seed_format_with_bom_and_crlf_reads_like_plain(tmp_path: Path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text(f"Header\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n", encoding="utf-8")
+    windows = tmp_path / "windows.txt"
+    windows.write_bytes(b"\xef\xbb\xbf" + f"Header\r\n\r\n{ABSTRACT_A}\r\n\r\n{ABSTRACT_B}\r\n"
+                        .encode())
+    ids_plain = [p.paper_id for p in read_corpus([plain]).papers]
+    ids_windows = [p.paper_id for p in read_corpus([windows]).papers]
+    assert ids_plain == ids_windows and len(ids_plain) == 2
+
+
+def test_jsonl_json_csv_and_gzip_with_metadata(tmp_path: Path):
+    record = {"id": "paper-1", "title": "Sparse Attention at Scale", "abstract": ABSTRACT_A,
+              "authors": ["Ada Lovelace", "Alan Turing"], "year": "2024", "venue": "ICLR",
+              "url": "https://example.org/1", "keywords": ["attention", "memory"]}
+    (tmp_path / "a.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (tmp_path / "b.json").write_text(json.dumps([{"paper_id": "paper-2", "abstract": ABSTRACT_B}]))
+    (tmp_path / "c.csv").write_text('doc_id,title,abstract,year\npaper-3,Folding,'
+                                    '"Robots fold towels, shirts and socks from demos.",2023\n')
+    with gzip.open(tmp_path / "d.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.write(json.dumps({"abstract": "Gzipped abstracts about protein folding work."}))
+    papers = {p.paper_id: p for p in read_corpus([tmp_path]).papers}
+    assert set(papers) >= {"paper-1", "paper-2", "paper-3"} and len(papers) == 4
+    first = papers["paper-1"]
+    assert (first.title, first.title_is_derived, first.year, first.venue) == (
+        "Sparse Attention at Scale", False, 2024, "ICLR")
+    assert first.authors == ("Ada Lovelace", "Alan Turing")
+    assert first.keywords == ("attention", "memory")
+    assert papers["paper-2"].title_is_derived and papers["paper-3"].year == 2023
+
+
+def test_records_without_text_are_skipped_and_counted(tmp_path: Path):
+    lines = [{"abstract": ABSTRACT_A}, {"abstract": "   "}, {"title": "", "abstract": "!!"},
+             {"id": "x"}]
+    (tmp_path / "c.jsonl").write_text("\n".join(json.dumps(r) for r in lines))
+    report = read_corpus([tmp_path / "c.jsonl"])
+    assert len(report.papers) == 1
+    assert sum(report.skipped.values()) == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        ("bad.jsonl", '{"abstract": "fine text here"}\n{"abstract": oops}\n', "bad.jsonl:2"),
+        ("bad.json", '[{"abstract": "x"},', "bad.json:1"),
+        ("list.jsonl", '["not", "an", "object"]\n', "list.jsonl:1"),
+        ("bad.csv", "name,summary_text\nA,B\n", "bad.csv:1"),
+        ("notes.docx", "whatever", "notes.docx"),
+    ],
+)
+def test_malformed_files_name_the_file_and_line(tmp_path: Path, name: str, content: str,
+                                                 where: str):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CorpusError, match=where.replace(".", r"\.")):
+        read_corpus([path])
+
+
+def test_invalid_utf8_and_missing_paths_are_clear(tmp_path: Path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("Header\n\nCaf\xe9 abstracts are here.\n".encode("latin-1"))
+    with pytest.raises(CorpusError, match=r"latin1\.txt:3: not valid UTF-8"):
+        read_corpus([path])
+    with pytest.raises(CorpusError, match="no such file"):
+        read_corpus([tmp_path / "missing.jsonl"])
+
+
+@pytest.mark.parametrize("name", ["Lean Finder", "BWCache", "HydraFake"])
+def test_derived_titles_name_the_introduced_system(name: str):
+    titles = [p.title for p in read_corpus([SEEDS]).papers]
+    assert any(title.startswith(name) for title in titles), titles
+
+
+def test_derived_title_falls_back_to_a_short_topic_phrase():
+    title = derive_title("In this paper we study the implicit bias of incremental Adam for "
+                         "logistic regression on linearly separable data, and much more.")
+    assert title.startswith("Implicit bias of incremental Adam")
+    assert len(title.split()) <= 12

@@ -1,0 +1,123 @@
+"""Asking: paraphrases find their paper, rankings equal brute force, similar excludes itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.build import build
+from explorer.errors import UnknownPaperError
+from explorer.search import Explorer, Filters
+from tests.conftest import SEEDS
+from tests.paraphrases import PARAPHRASES
+
+
+@pytest.mark.parametrize(("query", "marker"), PARAPHRASES, ids=[m for _, m in PARAPHRASES])
+def test_a_paraphrase_finds_its_paper_first(seeds_explorer: Explorer, query: str, marker: str):
+    targets = [p.paper_id for p in seeds_explorer.papers if marker in p.abstract]
+    assert len(targets) == 1
+    assert seeds_explorer.search(query, top_k=3)[0].paper_id == targets[0]
+
+
+def _brute_force(explorer: Explorer, vector: np.ndarray) -> list[tuple[str, float]]:
+    scores = explorer.vectors.astype(np.float64) @ vector.astype(np.float64)
+    order = np.argsort(-scores, kind="stable")
+    return [(explorer.papers[i].paper_id, float(scores[i])) for i in order]
+
+
+@pytest.mark.parametrize("query", ["diffusion models for video", "graph neural networks",
+                                   "optimizers with less communication"])
+def test_search_equals_a_brute_force_numpy_ranking(seeds_explorer: Explorer, query: str):
+    expected = _brute_force(seeds_explorer, seeds_explorer.embed_query(query))
+    hits = seeds_explorer.search(query, top_k=71)
+    assert [h.rank for h in hits] == list(range(1, 72))
+    np.testing.assert_allclose([h.score for h in hits], [s for _, s in expected], atol=1e-5)
+    ids = [h.paper_id for h in hits]
+    for (paper_id, score), hit in zip(expected, hits):  # order may differ only within ties
+        assert paper_id == hit.paper_id or abs(score - hit.score) < 1e-5, (paper_id, ids)
+
+
+def test_similar_excludes_the_paper_and_matches_brute_force(seeds_explorer: Explorer):
+    duplicated = [p for p in seeds_explorer.papers if len(p.sources) == 2]
+    assert duplicated
+    for paper in duplicated + seeds_explorer.papers[:5]:
+        hits = seeds_explorer.similar(paper.paper_id, top_k=70)
+        assert paper.paper_id not in [h.paper_id for h in hits]
+        assert len(hits) == 70
+        row = seeds_explorer.row(paper.paper_id)
+        expected = [pid for pid, _ in _brute_force(seeds_explorer, seeds_explorer.vectors[row])
+                    if pid != paper.paper_id]
+        assert [h.paper_id for h in hits][:10] == expected[:10]
+
+
+def test_scores_are_cosines_with_corpus_percentiles(seeds_explorer: Explorer):
+    hits = seeds_explorer.search("spoken dialogue models that think before answering", 5)
+    assert all(-1.0 <= h.score <= 1.0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    percentiles = [h.percentile for h in hits]
+    assert percentiles == sorted(percentiles, reverse=True)
+    assert percentiles[0] > 90
+
+
+def test_empty_or_blank_query_gives_no_results(seeds_explorer: Explorer):
+    assert seeds_explorer.search("") == []
+    assert seeds_explorer.search("   \n\t") == []
+
+
+def test_odd_queries_still_answer(seeds_explorer: Explorer):
+    for query in ["???!!!", "扩散模型 视频生成", r"$\nabla_\theta \log p_\theta(x)$"]:
+        assert len(seeds_explorer.search(query, 3)) == 3
+
+
+def test_a_long_query_gets_a_truncation_note(seeds_explorer: Explorer):
+    long_query = " ".join(["graph neural networks for molecules"] * 80)
+    assert "first 256" in seeds_explorer.query_note(long_query)
+    assert seeds_explorer.query_note("graph neural networks") is None
+    assert len(seeds_explorer.search(long_query, 3)) == 3
+
+
+def test_unknown_paper_id_suggests_close_ids(seeds_explorer: Explorer):
+    with pytest.raises(UnknownPaperError, match="Did you mean 66489d54e9ae"):
+        seeds_explorer.similar("66489d54e9a")
+
+
+def test_recommend_never_returns_its_seeds(seeds_explorer: Explorer):
+    like = [h.paper_id for h in seeds_explorer.search("reasoning in large language models", 3)]
+    unlike = [seeds_explorer.search("video matting", 1)[0].paper_id]
+    hits = seeds_explorer.recommend(like, unlike, top_k=10)
+    assert len(hits) == 10
+    assert not set(like + unlike) & {h.paper_id for h in hits}
+    steered = seeds_explorer.recommend(like, query="chain of thought length", top_k=3)
+    assert steered[0].paper_id not in like
+
+
+@pytest.fixture(scope="module")
+def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
+    """The seed abstracts as JSONL with venues and years; vectors reused from the seeds index."""
+    import shutil
+
+    from explorer.corpus import read_corpus
+
+    folder = tmp_path_factory.mktemp("venues")
+    out = folder / "index"
+    shutil.copytree(seeds_index, out)
+    rows = [{"abstract": p.abstract, "venue": ["ICLR", "NeurIPS", "ICML"][i % 3],
+             "year": 2020 + i % 5} for i, p in enumerate(read_corpus([SEEDS]).papers)]
+    (folder / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    report = build([folder / "papers.jsonl"], out, "default")
+    assert report.embedded == 0  # same texts, same model: nothing re-embedded
+    return Explorer.open(out)
+
+
+def test_filters_apply_inside_the_search(venue_explorer: Explorer):
+    filters = Filters(venues=frozenset({"ICML"}), year_min=2022)
+    hits = venue_explorer.search("language models", top_k=10, filters=filters)
+    assert len(hits) == 10
+    assert all(h.paper.venue == "ICML" and h.paper.year >= 2022 for h in hits)
+    available = [p for p in venue_explorer.papers if p.venue == "ICML" and p.year >= 2022]
+    assert len(venue_explorer.search("x", top_k=50, filters=filters)) == len(available)
+    facets = venue_explorer.facets()
+    assert facets["venues"] == ["ICLR", "ICML", "NeurIPS"] and facets["years"][0] == 2020
