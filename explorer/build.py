@@ -20,7 +20,13 @@ from explorer.errors import CorpusError, ExplorerError
 from explorer.index import EXACT, HNSW, VectorIndex
 from explorer.maps import compute_map
 from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
-from explorer.store import Artifacts, load_artifacts, read_manifest, write_artifacts
+from explorer.store import (
+    Artifacts,
+    load_artifacts,
+    read_manifest,
+    verify_files,
+    write_artifacts,
+)
 
 Progress = Callable[[str, int, int], None]
 
@@ -190,6 +196,7 @@ def _is_current(out: Path, spec: ModelSpec, settings: dict) -> bool:
     """True when the folder already holds exactly this corpus, model and settings."""
     try:
         manifest = read_manifest(out)
+        verify_files(out, manifest)
     except ExplorerError:
         return False
     return (manifest.get("model", {}).get("fingerprint") == spec.fingerprint

@@ -110,12 +110,7 @@ def load_artifacts(folder: Path) -> Artifacts:
     """Load and check everything the manifest names; refuse anything that does not match."""
     manifest = read_manifest(folder)
     hint = rebuild_hint(folder, manifest)
-    files = manifest.get("files") or {}
-    for role in REQUIRED:
-        if role not in files:
-            raise IndexInvalidError(f"{folder}/{MANIFEST} names no {role} file. Rebuild: `{hint}`.")
-    for entry in files.values():
-        _verify(folder, entry, hint)
+    files = verify_files(folder, manifest)
     papers = _load_papers(folder / files["papers"]["name"], hint)
     kind = manifest.get("index_type")
     if kind not in INDEX_TYPES:
@@ -142,6 +137,18 @@ def load_artifacts(folder: Path) -> Artifacts:
 def _save_array(path: Path, array: np.ndarray) -> None:
     with path.open("wb") as handle:
         np.save(handle, array, allow_pickle=False)
+
+
+def verify_files(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Check every file the manifest names (presence, size, checksum); returns the entries."""
+    hint = rebuild_hint(folder, manifest)
+    files = manifest.get("files") or {}
+    for role in REQUIRED:
+        if role not in files:
+            raise IndexInvalidError(f"{folder}/{MANIFEST} names no {role} file. Rebuild: `{hint}`.")
+    for entry in files.values():
+        _verify(folder, entry, hint)
+    return files
 
 
 def _load_papers(path: Path, hint: str) -> list[Paper]:

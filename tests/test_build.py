@@ -159,6 +159,6 @@ def test_damaged_indexes_are_refused_with_the_command_to_run(index_copy: Path, d
 
 def test_a_damaged_index_is_rebuilt_by_the_next_build(index_copy: Path):
     _damage_index_file(index_copy)
-    report = build([SEEDS], index_copy, "default", sentences=False)
-    assert report.papers == 71 and not report.up_to_date
+    report = build([SEEDS], index_copy, "default")
+    assert report.papers == 71 and not report.up_to_date and report.embedded == 71
     assert len(Explorer.open(index_copy).papers) == 71
