@@ -5,13 +5,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # pip on these machines warns about every missing local index folder; keep real messages only.
-QUIET_PIP := grep -v -e 'is ignored: it is neither a file nor a directory' || true
+QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
 .PHONY: run test index browser lint clean
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV) (a few minutes the first time)..."
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip 2>&1 | $(QUIET_PIP)
 	$(PY) -m pip install -q torch==2.13.0 2>&1 | $(QUIET_PIP)
