@@ -9,12 +9,11 @@ QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || 
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test index browser lint clean
+.PHONY: run test index browser clean
 
 $(STAMP): pyproject.toml
 	@echo "Setting up $(VENV) (a few minutes the first time)..."
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip 2>&1 | $(QUIET_PIP)
 	$(PY) -m pip install -q torch==2.13.0 2>&1 | $(QUIET_PIP)
 	$(PY) -m pip install -q -e '.[test]' 2>&1 | $(QUIET_PIP)
 	touch $(STAMP)
