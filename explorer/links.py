@@ -1,0 +1,121 @@
+"""What the user is looking at, and its shareable link: view state <-> URL query parameters.
+
+A link reopens exactly one view: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
+neighbours), ``?view=map`` / ``?view=marked``, plus the marked set (``like=ID&like=ID&unlike=ID``),
+the filters (``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
+Repeated keys carry lists, so ids and venue names may contain any character.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from explorer.search import Filters
+
+PAGES = ("ask", "paper", "marked", "map")
+DEFAULT_TOP_K = 10
+MAX_TOP_K = 100
+MAX_QUERY_CHARS = 5000  # longer text in a link is cut; the model reads far less anyway
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """One view of the app. `query` is the question; `steer` the text steering recommendations."""
+
+    page: str = "ask"
+    query: str = ""
+    paper_id: str | None = None
+    like: tuple[str, ...] = ()
+    unlike: tuple[str, ...] = ()
+    steer: str = ""
+    venues: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    year_min: int | None = None
+    year_max: int | None = None
+    top_k: int = DEFAULT_TOP_K
+
+    def __post_init__(self) -> None:
+        if self.page not in PAGES:
+            raise ValueError(f"page must be one of {PAGES}, not {self.page!r}")
+        if self.page == "paper" and not self.paper_id:
+            raise ValueError("the paper page needs a paper_id")
+
+    def filters(self) -> Filters:
+        return Filters(venues=frozenset(self.venues), sources=frozenset(self.sources),
+                       year_min=self.year_min, year_max=self.year_max)
+
+    def mark(self, paper_id: str, liked: bool | None) -> ViewState:
+        """Mark a paper as liked (True), unliked (False) or neither (None)."""
+        like = tuple(p for p in self.like if p != paper_id)
+        unlike = tuple(p for p in self.unlike if p != paper_id)
+        if liked is True:
+            like += (paper_id,)
+        elif liked is False:
+            unlike += (paper_id,)
+        return replace(self, like=like, unlike=unlike)
+
+
+def encode(state: ViewState) -> dict[str, list[str]]:
+    """Query parameters for `state`; every value is a list (repeated keys)."""
+    params: dict[str, list[str]] = {}
+    if state.page in ("map", "marked"):
+        params["view"] = [state.page]
+    if state.query:
+        params["q"] = [state.query[:MAX_QUERY_CHARS]]
+    if state.paper_id and state.page in ("paper", "map"):
+        params["paper"] = [state.paper_id]
+    for key, values in (("like", state.like), ("unlike", state.unlike),
+                        ("venue", state.venues), ("source", state.sources)):
+        if values:
+            params[key] = list(values)
+    if state.steer:
+        params["steer"] = [state.steer[:MAX_QUERY_CHARS]]
+    if state.year_min is not None or state.year_max is not None:
+        params["year"] = [f"{state.year_min or ''}-{state.year_max or ''}"]
+    if state.top_k != DEFAULT_TOP_K:
+        params["k"] = [str(state.top_k)]
+    return params
+
+
+def decode(params: Mapping[str, str | Iterable[str]]) -> ViewState:
+    """The view a link describes. Never raises: unreadable parts fall back to defaults."""
+    values = {key: [value] if isinstance(value, str) else list(value)
+              for key, value in params.items()}
+
+    def last(key: str) -> str:
+        found = values.get(key) or [""]
+        return found[-1].strip()
+
+    paper_id = last("paper") or None
+    view = last("view")
+    if view in ("map", "marked"):
+        page = view
+    else:
+        page = "paper" if paper_id else "ask"
+    year_min, year_max = _years(last("year"))
+    return ViewState(
+        page=page, query=last("q")[:MAX_QUERY_CHARS], paper_id=paper_id,
+        like=_unique(values.get("like", [])), unlike=_unique(values.get("unlike", [])),
+        steer=last("steer")[:MAX_QUERY_CHARS],
+        venues=_unique(values.get("venue", [])), sources=_unique(values.get("source", [])),
+        year_min=year_min, year_max=year_max, top_k=_top_k(last("k")),
+    )
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
+
+
+def _years(text: str) -> tuple[int | None, int | None]:
+    low, _, high = text.partition("-")
+    bounds = [int(part) if part.strip().isdigit() else None for part in (low, high)]
+    if bounds[0] and bounds[1] and bounds[0] > bounds[1]:
+        bounds.reverse()
+    return bounds[0], bounds[1]
+
+
+def _top_k(text: str) -> int:
+    if not text.isdigit():
+        return DEFAULT_TOP_K
+    return min(max(int(text), 1), MAX_TOP_K)

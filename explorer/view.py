@@ -1,0 +1,111 @@
+"""Page logic of the web app that needs no Streamlit: the trail, labels, notes, loaded-index facts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from explorer.corpus import Paper
+from explorer.links import ViewState
+from explorer.search import Explorer, Hit
+from explorer.view_text import plain
+
+Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
+TRAIL_LIMIT = 12
+
+
+def step_of(state: ViewState) -> Step | None:
+    """The trail step a view stands for: a question or an open paper (other pages add none)."""
+    if state.page == "paper" and state.paper_id:
+        return ("paper", state.paper_id)
+    if state.page == "ask" and state.query.strip():
+        return ("q", state.query)
+    return None
+
+
+def push(trail: tuple[Step, ...], step: Step | None) -> tuple[Step, ...]:
+    """`trail` with `step` at the end; a step already on it stays where it is (no loss of place)."""
+    if step is None or step in trail:
+        return trail
+    return (trail + (step,))[-TRAIL_LIMIT:]
+
+
+def go_to(state: ViewState, step: Step) -> ViewState:
+    """The view of a trail step, keeping the marked set and filters."""
+    kind, value = step
+    if kind == "q":
+        return replace(state, page="ask", query=value)
+    if kind == "paper":
+        return replace(state, page="paper", paper_id=value)
+    raise ValueError(f"unknown trail step kind {kind!r}")
+
+
+def step_label(explorer: Explorer, step: Step, limit: int = 38) -> str:
+    """Short plain-text label for a trail step (the caller escapes it for Markdown)."""
+    kind, value = step
+    if kind == "q":
+        return plain(value, limit)
+    papers = {p.paper_id for p in explorer.papers}
+    title = explorer.paper(value).title if value in papers else value
+    return plain(title, limit)
+
+
+def query_note(query: str) -> str | None:
+    """A note when a question has nothing a reader would call words."""
+    if query.strip() and not any(char.isalnum() for char in query):
+        return "Your question has no letters or digits, so the ranking below is close to arbitrary."
+    return None
+
+
+def score_text(hit: Hit) -> str:
+    """'cos 0.612 · top 0.4%' — the cosine and how rare such a score is among paper pairs."""
+    text = f"cos {hit.score:.3f}"
+    if hit.percentile is not None:
+        rarer = max(100.0 - hit.percentile, 0.0)
+        if rarer >= 1:
+            text += f" · top {rarer:.0f}%"
+        else:
+            text += f" · top {rarer:.1f}%" if rarer >= 0.1 else " · top <0.1%"
+    return text
+
+
+def meta_parts(paper: Paper) -> list[str]:
+    """Venue, year, authors and source files, as far as they are known."""
+    parts = []
+    if paper.venue:
+        parts.append(paper.venue)
+    if paper.year:
+        parts.append(str(paper.year))
+    if paper.authors:
+        shown = ", ".join(paper.authors[:3])
+        parts.append(shown + (" et al." if len(paper.authors) > 3 else ""))
+    files = sorted({source.rsplit(":", 1)[0].rsplit("/", 1)[-1] for source in paper.sources})
+    if files:
+        parts.append("from " + ", ".join(files[:3]) + (" …" if len(files) > 3 else ""))
+    return parts
+
+
+def loaded_facts(manifest: dict[str, Any]) -> dict[str, str]:
+    """What is loaded, for the info panel: papers, model, index type, build time."""
+    model = manifest.get("model", {})
+    built = str(manifest.get("built_at", ""))
+    try:
+        built = datetime.strptime(built, "%Y-%m-%dT%H:%M:%S%z").strftime("%Y-%m-%d %H:%M %Z")
+    except ValueError:
+        pass
+    return {
+        "papers": f"{manifest.get('count', 0):,}",
+        "model": str(model.get("id", "?")).rsplit("/", 1)[-1],
+        "dimension": str(model.get("dimension", "?")),
+        "index": str(manifest.get("index_type", "?")),
+        "built": built.strip(),
+        "inputs": ", ".join(manifest.get("inputs") or []),
+    }
+
+
+def example_questions(explorer: Explorer, count: int = 4) -> list[str]:
+    """Starting points taken from the corpus map's largest topics (their key terms)."""
+    topics = (explorer.artifacts.extras.get("map") or {}).get("topics") or []
+    ranked = sorted(topics, key=lambda topic: -int(topic.get("size", 0)))
+    return [" ".join(topic["terms"][:3]) for topic in ranked if topic.get("terms")][:count]

@@ -1,0 +1,90 @@
+"""Corpus text as safe Markdown for the app: characters shown as written, LaTeX rendered.
+
+Streamlit renders Markdown (with KaTeX for ``$...$``). Corpus text must never become markup:
+every ASCII punctuation character outside math is backslash-escaped (CommonMark shows it
+literally), so ``<script>``, ``*``, ``[x](y)`` or ``:red[...]`` in an abstract stay plain text.
+Math is kept as written for KaTeX, which renders it without running anything.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterable, Sequence
+
+# $$display$$ or $inline$: inline math opens before a non-space and closes after a non-space
+# and not before a digit, so "costs $5 and $10" stays text (pandoc's rule).
+_MATH = re.compile(r"\$\$(?!\s*\$)[^$]+?\$\$|\$(?=[^\s$])[^$\n]*?[^\s$\\]\$(?!\d)|\$[^\s$]\$(?!\d)")
+_PUNCTUATION = frozenset(string.punctuation)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+HIGHLIGHT = ":orange-background[{}]"
+
+
+def escape_markdown(text: str) -> str:
+    """`text` as Markdown that displays exactly these characters (paragraph breaks kept)."""
+    paragraphs = _BLANK_LINE.split(text.replace("\r\n", "\n").replace("\r", "\n"))
+    return "\n\n".join(_escape_line(paragraph) for paragraph in paragraphs)
+
+
+def _escape_line(text: str) -> str:
+    lead = " " if text[:1].isspace() else ""
+    tail = " " if text[-1:].isspace() else ""
+    words = " ".join(text.split())
+    escaped = "".join("\\" + char if char in _PUNCTUATION else char for char in words)
+    return lead + escaped + tail if words else (" " if text else "")
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of `$...$` / `$$...$$` math in `text`."""
+    return [match.span() for match in _MATH.finditer(text)]
+
+
+def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
+    """`text` as safe Markdown with its math rendered and the `highlights` spans marked.
+
+    `highlights` are character spans (start, end) into `text`; a span edge that falls inside
+    a formula is moved to the formula's edge so the formula stays whole.
+    """
+    maths = math_spans(text)
+    marked = [_snap(start, end, maths) for start, end in highlights if 0 <= start < end]
+    cuts = {0, len(text)}
+    for start, end in maths + marked:
+        cuts.update((start, min(end, len(text))))
+    edges = sorted(cuts)
+    groups: list[tuple[bool, list[str]]] = []
+    for start, end in zip(edges, edges[1:]):
+        piece = text[start:end]
+        rendered = piece if (start, end) in maths else escape_markdown(piece)
+        lit = any(low <= start and end <= high for low, high in marked)
+        if groups and groups[-1][0] == lit:
+            groups[-1][1].append(rendered)
+        else:
+            groups.append((lit, [rendered]))
+    return "".join(_mark("".join(parts)) if lit else "".join(parts) for lit, parts in groups)
+
+
+def _mark(markdown: str) -> str:
+    """Wrap in the highlight directive, keeping edge spaces outside it."""
+    core = markdown.strip()
+    if not core:
+        return markdown
+    lead = markdown[: len(markdown) - len(markdown.lstrip())]
+    tail = markdown[len(markdown.rstrip()):]
+    return lead + HIGHLIGHT.format(core) + tail
+
+
+def _snap(start: int, end: int, maths: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    for low, high in maths:
+        if low < start < high:
+            start = low
+        if low < end < high:
+            end = high
+    return start, end
+
+
+def plain(text: str, limit: int | None = None) -> str:
+    """Short label text (buttons, trail): whitespace collapsed, cut at `limit` with an ellipsis."""
+    words = " ".join(text.split())
+    if limit is not None and len(words) > limit:
+        words = words[: limit - 1].rstrip() + "…"
+    return words

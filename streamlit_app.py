@@ -1,0 +1,319 @@
+"""Paper Explorer in the browser: ask, read, walk from paper to paper, see the corpus map.
+
+Run: `EXPLORER_INDEX=embeddings streamlit run streamlit_app.py`. The app only reads an index
+built by `explorer build`; all search logic lives in the `explorer` package.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+
+import streamlit as st
+
+from explorer import view
+from explorer.errors import ExplorerError
+from explorer.explain import explain_match, explain_pair
+from explorer.export import to_bibtex, to_csv
+from explorer.links import ViewState, decode, encode
+from explorer.search import Explorer, Hit
+from explorer.view_map import map_figure
+from explorer.view_text import escape_markdown, plain, rich_markdown
+
+TOP_K_CHOICES = [5, 10, 20, 50, 100]
+
+
+@st.cache_resource(show_spinner="Loading the model and the index…")
+def load_explorer(folder: str) -> Explorer:
+    explorer = Explorer.open(folder)
+    explorer.embed_query("warm-up")  # load the model now, not on the first question
+    return explorer
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def query_vector(folder: str, query: str):
+    """The (d,) vector of a question, embedded once per server."""
+    return load_explorer(folder).embed_query(query)
+
+
+# -- state: one ViewState per session, mirrored in the URL -------------------------------
+def init_state(explorer: Explorer) -> None:
+    if "view" in st.session_state:
+        return
+    state = decode({key: st.query_params.get_all(key) for key in st.query_params})
+    known = {p.paper_id for p in explorer.papers} | {a for p in explorer.papers for a in p.aliases}
+    unknown = [pid for pid in (state.paper_id, *state.like, *state.unlike) if pid and pid not in known]
+    if unknown:
+        st.session_state.notice = f"This link names papers not in this index: {', '.join(unknown)}."
+        state = replace(state, like=tuple(p for p in state.like if p in known),
+                        unlike=tuple(p for p in state.unlike if p in known))
+        if state.paper_id not in known:
+            state = replace(state, page="ask" if state.page == "paper" else state.page, paper_id=None)
+    st.session_state.update(view=state, trail=view.push((), view.step_of(state)),
+                            query_box=state.query, steer_box=state.steer,
+                            venues=list(state.venues), sources=list(state.sources),
+                            top_k=min(TOP_K_CHOICES, key=lambda k: abs(k - state.top_k)))
+    years = explorer.facets()["years"]
+    if years:
+        top = max(years[-1], years[0] + 1)
+        st.session_state.years = (state.year_min or years[0], state.year_max or top)
+
+
+def navigate(state: ViewState) -> None:
+    """Callback helper: show `state`, add it to the trail, sync the search boxes."""
+    st.session_state.view = state
+    st.session_state.trail = view.push(st.session_state.trail, view.step_of(state))
+    st.session_state.query_box, st.session_state.steer_box = state.query, state.steer
+    st.session_state.map_version = st.session_state.get("map_version", 0) + 1
+
+
+def current() -> ViewState:
+    return st.session_state.view
+
+
+def on_query() -> None:
+    navigate(replace(current(), page="ask", query=st.session_state.query_box.strip()))
+
+
+def on_map_click(key: str) -> None:
+    points = st.session_state[key].selection.points
+    if points:
+        paper_id = points[0].get("customdata")
+        paper_id = paper_id[0] if isinstance(paper_id, list) else paper_id
+        navigate(replace(current(), page="paper", paper_id=str(paper_id)))
+
+
+# -- building blocks ------------------------------------------------------------------------
+def title_md(hit_or_paper) -> str:
+    paper = getattr(hit_or_paper, "paper", hit_or_paper)
+    badge = " :gray-badge[derived title]" if paper.title_is_derived else ""
+    return f"**{escape_markdown(paper.title)}**{badge}"
+
+
+def mark_buttons_ui(paper_id: str, key: str) -> None:
+    """Toggles: 'more like this' / 'less like this' (a second click unmarks)."""
+    state = current()
+    for liked, label, icon in ((True, "More like this", "thumb_up"),
+                               (False, "Less like this", "thumb_down")):
+        marked = paper_id in (state.like if liked else state.unlike)
+        st.button(label + (" ✓" if marked else ""), key=f"{key}-{'like' if liked else 'unlike'}",
+                  icon=f":material/{icon}:", type="primary" if marked else "secondary",
+                  on_click=navigate, args=(state.mark(paper_id, None if marked else liked),))
+
+
+def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
+    """One result card: title, score, facts, best sentences, expandable abstract, actions."""
+    paper = hit.paper
+    with st.container(border=True):
+        head, score = st.columns([5, 1.4], vertical_alignment="top")
+        head.markdown(f"{hit.rank}\\. {title_md(paper)}")
+        score.markdown(f":blue-badge[{view.score_text(hit)}]", help=
+                       "Cosine similarity; 'top x%' = share of random paper pairs in this corpus "
+                       "that are at least this similar.")
+        facts = view.meta_parts(paper)
+        if facts:
+            st.caption(" · ".join(escape_markdown(part) for part in facts))
+        for start, end in list(spans)[:1]:
+            st.markdown(rich_markdown(paper.abstract[start:end], [(0, end - start)]))
+        if note:
+            st.caption(note)
+        with st.expander("Abstract"):
+            st.markdown(rich_markdown(paper.abstract, spans))
+        with st.container(horizontal=True):
+            st.button("Similar papers", key=f"{key}-similar", icon=":material/explore:",
+                      on_click=navigate, args=(replace(current(), page="paper", paper_id=hit.paper_id),))
+            mark_buttons_ui(hit.paper_id, key)
+
+
+def downloads_ui(items, name: str, key: str) -> None:
+    if not items:
+        return
+    with st.container(horizontal=True):
+        st.download_button("CSV", to_csv(items), f"{name}.csv", "text/csv", key=f"{key}-csv",
+                           icon=":material/download:", on_click="ignore")
+        st.download_button("BibTeX", to_bibtex(items), f"{name}.bib", "application/x-bibtex",
+                           key=f"{key}-bib", icon=":material/download:", on_click="ignore")
+
+
+# -- pages ----------------------------------------------------------------------------------------
+def ask_ui(explorer: Explorer, folder: str) -> None:
+    state = current()
+    if not state.query:
+        st.markdown("Ask in plain words, e.g. *which models can track group operations?* "
+                    "Or start from a topic of this corpus:")
+        with st.container(horizontal=True):
+            for number, example in enumerate(view.example_questions(explorer)):
+                st.button(escape_markdown(example), key=f"example-{number}", on_click=navigate,
+                          args=(replace(state, page="ask", query=example),))
+        return
+    for note in (view.query_note(state.query), explorer.query_note(state.query)):
+        if note:
+            st.info(note, icon=":material/info:")
+    vector = query_vector(folder, state.query)
+    hits = explorer.search_vector(vector, state.top_k, state.filters())
+    if not hits:
+        st.warning("No paper matches the filters. Widen them in the sidebar.")
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(f"{len(hits)} papers closest to your question; highlighted: its best-matching "
+                   "sentences.")
+        downloads_ui(hits, "paper-explorer-results", "results")
+    for hit in hits:
+        spans = [(s.start, s.end) for s in explain_match(explorer, vector, hit.paper_id).sentences]
+        hit_ui(hit, f"q-{hit.paper_id}", spans)
+
+
+def paper_ui(explorer: Explorer, folder: str) -> None:
+    state = current()
+    paper = explorer.paper(state.paper_id)
+    st.markdown(f"### {escape_markdown(paper.title)}")
+    if paper.title_is_derived:
+        st.caption(":gray-badge[derived title] written from the abstract; the paper has none.")
+    facts = view.meta_parts(paper) + [f"id {paper.paper_id}"]
+    st.caption(" · ".join(escape_markdown(part) for part in facts))
+    spans = []
+    if state.query:
+        match = explain_match(explorer, query_vector(folder, state.query), paper.paper_id)
+        spans = [(s.start, s.end) for s in match.sentences]
+        st.caption(f"Highlighted: the sentences closest to “{escape_markdown(plain(state.query, 80))}”.")
+    st.markdown(rich_markdown(paper.abstract, spans))
+    with st.container(horizontal=True):
+        mark_buttons_ui(paper.paper_id, "open")
+        st.button("Show on the map", icon=":material/map:", key="open-map", on_click=navigate,
+                  args=(replace(state, page="map"),))
+        if paper.url and paper.url.startswith(("https://", "http://")):
+            st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
+    hits = explorer.similar(paper.paper_id, state.top_k, state.filters())
+    st.markdown("#### Similar papers")
+    downloads_ui(hits, f"similar-to-{paper.paper_id}", "similar")
+    for hit in hits:
+        pair = explain_pair(explorer, paper.paper_id, hit.paper_id, top=1)
+        spans = [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs]
+        terms = escape_markdown(", ".join(pair.shared_terms[:5]))
+        hit_ui(hit, f"n-{hit.paper_id}", spans, f"Shared terms: {terms}" if terms else "")
+
+
+def marked_ui(explorer: Explorer) -> None:
+    state = current()
+    st.markdown("### Marked papers")
+    if not state.like and not state.unlike:
+        st.info("Mark papers with :material/thumb_up: *More like this* or :material/thumb_down: "
+                "*Less like this*; recommendations from the whole set appear here.")
+    for label, ids in ((":material/thumb_up: More like these", state.like),
+                      (":material/thumb_down: Less like these", state.unlike)):
+        if ids:
+            st.markdown(f"**{label}**")
+        for paper_id in ids:
+            with st.container(horizontal=True, vertical_alignment="center"):
+                st.button(title_md(explorer.paper(paper_id)), key=f"m-{paper_id}-open", type="tertiary",
+                          on_click=navigate, args=(replace(state, page="paper", paper_id=paper_id),))
+                st.button("Remove", key=f"m-{paper_id}-drop", icon=":material/close:",
+                          on_click=navigate, args=(state.mark(paper_id, None),))
+    downloads_ui([explorer.paper(pid) for pid in state.like + state.unlike], "marked-papers", "marked")
+    st.text_input("Steer the recommendations with words (optional)", key="steer_box",
+                  on_change=lambda: navigate(replace(current(), steer=st.session_state.steer_box)))
+    if state.like or state.steer.strip():
+        hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
+        st.markdown("#### Recommended from the marked set")
+        downloads_ui(hits, "recommendations", "recs")
+        for hit in hits:
+            hit_ui(hit, f"r-{hit.paper_id}")
+
+
+def map_ui(explorer: Explorer) -> None:
+    state = current()
+    neighbours = [h.paper_id for h in explorer.similar(state.paper_id, 10)] if state.paper_id else []
+    figure = map_figure(explorer, state.paper_id, neighbours)
+    if figure is None:
+        inputs = " ".join(explorer.manifest.get("inputs") or ["seeds"])
+        st.warning(f"This index has no stored map. Rebuild it: "
+                   f"`explorer build {inputs} --out {explorer.artifacts.folder}`")
+        return
+    st.caption("Each dot is a paper, placed by meaning and coloured by topic. Hover for the title, "
+               "click to open it." + (" ★ the open paper, ◯ its neighbours." if state.paper_id else ""))
+    key = f"map-{st.session_state.get('map_version', 0)}"
+    st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
+                    config={"displaylogo": False, "scrollZoom": True})
+
+
+# -- frame: sidebar, trail, main ------------------------------------------------------------------
+def sidebar_ui(explorer: Explorer) -> None:
+    state = current()
+    with st.sidebar:
+        st.markdown("## :material/library_books: Paper Explorer")
+        marked = len(state.like) + len(state.unlike)
+        for page, label, icon in (("ask", "Ask", ":material/search:"),
+                                  ("marked", f"Marked ({marked})", ":material/bookmarks:"),
+                                  ("map", "Corpus map", ":material/scatter_plot:")):
+            st.button(label, key=f"nav-{page}", icon=icon, width="stretch",
+                      type="primary" if state.page == page else "secondary",
+                      on_click=navigate, args=(replace(state, page=page),))
+        filters_ui(explorer)
+        facts = view.loaded_facts(explorer.manifest)
+        st.caption(f"**{facts['papers']} papers** · {escape_markdown(facts['model'])} "
+                   f"({facts['dimension']}-d) · {facts['index']} index  \nbuilt {facts['built']} "
+                   f"from {escape_markdown(facts['inputs'])}")
+
+
+def filters_ui(explorer: Explorer) -> None:
+    facets = explorer.facets()
+    state = current()
+    with st.expander("Filters", expanded=state.filters().active()):
+        venues = st.multiselect("Venue", facets["venues"], key="venues") if facets["venues"] else []
+        sources = (st.multiselect("Source file", facets["sources"], key="sources")
+                   if facets["sources"] else [])
+        years = (None, None)
+        if facets["years"]:
+            low, high = facets["years"][0], facets["years"][-1]
+            picked = st.slider("Years", low, max(high, low + 1), key="years")
+            years = (picked[0] if picked[0] > low else None, picked[1] if picked[1] < high else None)
+        top_k = st.select_slider("Results", TOP_K_CHOICES, key="top_k")
+    st.session_state.view = replace(state, venues=tuple(venues), sources=tuple(sources),
+                                    year_min=years[0], year_max=years[1], top_k=top_k)
+
+
+def trail_ui(explorer: Explorer) -> None:
+    trail, here = st.session_state.trail, view.step_of(current())
+    if len(trail) < 2:
+        return
+    with st.container(horizontal=True, gap="small"):
+        st.caption("Trail:")
+        for number, step in enumerate(trail):
+            st.button(escape_markdown(view.step_label(explorer, step)), key=f"trail-{number}",
+                      icon=":material/search:" if step[0] == "q" else ":material/article:",
+                      type="primary" if step == here else "secondary",
+                      on_click=navigate, args=(view.go_to(current(), step),))
+
+
+def main() -> None:
+    st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
+    folder = os.environ.get("EXPLORER_INDEX") or "embeddings"
+    try:
+        explorer = load_explorer(folder)
+    except ExplorerError as exc:
+        st.error(f"Cannot open the index in `{folder}`: {exc}")
+        for command in re.findall(r"`([^`]+)`", str(exc)):
+            st.code(command, language="bash")
+        st.stop()
+    init_state(explorer)
+    sidebar_ui(explorer)
+    if st.session_state.get("notice"):
+        st.warning(st.session_state.pop("notice"))
+    st.text_input("Ask a question", key="query_box", on_change=on_query, icon=":material/search:",
+                  placeholder="Ask a question, e.g. how do transformers keep track of state?",
+                  label_visibility="collapsed")
+    trail_ui(explorer)
+    page = current().page
+    if page == "paper":
+        paper_ui(explorer, folder)
+    elif page == "marked":
+        marked_ui(explorer)
+    elif page == "map":
+        map_ui(explorer)
+    else:
+        ask_ui(explorer, folder)
+    st.query_params.from_dict(encode(current()))
+
+
+main()

@@ -1,0 +1,142 @@
+"""Helpers for the app tests: a small hostile corpus, and a real `streamlit run` server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.build import build
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "streamlit_app.py"
+SCREENSHOTS = ROOT / "test-output"
+
+# An abstract that would run script three ways if it were ever rendered as HTML or a link.
+XSS_ID = "xss-probe"
+XSS_ABSTRACT = (
+    "We study sanitisation of abstracts. <script>window.__pwned = 1</script> "
+    "An image tag follows: <img src=x onerror=\"window.__pwned = 2\"> and a link "
+    "[click me](javascript:window.__pwned=3) and **not bold** text. "
+    "Math still renders: $x^2 + y^2$ and $\\href{javascript:window.__pwned=4}{here}$."
+)
+PAPERS = [
+    (XSS_ID, "Rendering untrusted <b>markup</b> & text", XSS_ABSTRACT, "J. Safe Rendering", 2021),
+    ("gnn", "Message passing on molecular graphs",
+     "Graph neural networks pass messages between atoms to predict molecular properties. "
+     "We propose a message passing scheme that respects bond geometry.", "NeurIPS", 2019),
+    ("protein", "Predicting protein structure from sequence",
+     "We predict the three-dimensional fold of proteins from their amino acid sequence. "
+     "Attention over residue pairs captures long-range contacts.", "ICML", 2021),
+    ("speech", "Robust speech recognition in noisy rooms",
+     "Automatic speech recognition degrades in reverberant rooms. "
+     "We train acoustic models with simulated room impulse responses.", "ACL", 2020),
+    ("segment", "Segmenting cells in microscopy images",
+     "We segment individual cells in fluorescence microscopy images. "
+     "A U-Net with boundary-aware loss separates touching cells.", "CVPR", 2022),
+    ("robots", "Reinforcement learning for legged robots",
+     "Legged robots learn to walk over rough terrain with reinforcement learning. "
+     "Policies trained in simulation transfer to real hardware.", "NeurIPS", 2023),
+    ("queries", "Learned query optimisation for databases",
+     "Database query optimisers choose join orders with cost models. "
+     "We learn a cost model from executed query plans.", "VLDB", 2018),
+    ("federated", "Private federated learning on phones",
+     "Federated learning trains models on phones without collecting user data. "
+     "Differential privacy bounds what the server can learn about one user.", "ICML", 2022),
+    ("climate", "Forecasting regional rainfall with deep networks",
+     "We forecast regional rainfall from satellite observations. "
+     "A convolutional recurrent network beats numerical weather prediction at short range.",
+     "KDD", 2023),
+    ("graphs2", "Graph transformers for citation networks",
+     "Graph transformers classify papers in citation networks. "
+     "Neighbourhood sampling lets attention scale to millions of nodes.", "NeurIPS", 2021),
+]
+
+
+def write_small_corpus(folder: Path) -> Path:
+    """A JSONL file of PAPERS (titles, venues, years) in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "small.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for paper_id, title, abstract, venue, year in PAPERS:
+            record = {"id": paper_id, "title": title, "abstract": abstract, "venue": venue,
+                      "year": year, "authors": ["Ada Lovelace", "Alan Turing"]}
+            handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def build_small_index(folder: Path) -> Path:
+    """A real index (bundled model, FAISS) of the small corpus, in `folder`/index."""
+    out = folder / "index"
+    build([write_small_corpus(folder / "corpus")], out, "default")
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(index: Path, timeout: float = 120.0) -> Iterator[str]:
+    """Run `streamlit run streamlit_app.py` on a free localhost port; yields its base URL."""
+    port = free_port()
+    env = {**os.environ, "EXPLORER_INDEX": str(index)}
+    command = [sys.executable, "-m", "streamlit", "run", str(APP),
+               "--server.address", "127.0.0.1", "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    log = open(index.parent / f"streamlit-{port}.log", "w+b")  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process, log, timeout)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, log, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"streamlit exited early:\n{log.read().decode(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+_BUILT: dict[str, Path] = {}
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small corpus's index, built once per session even when several modules import this."""
+    if "small" not in _BUILT:
+        _BUILT["small"] = build_small_index(tmp_path_factory.mktemp("small-corpus"))
+    return _BUILT["small"]

@@ -1,0 +1,203 @@
+"""The app's page logic through Streamlit's AppTest, on real indexes and the real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.search import Explorer, Filters
+from tests.app_fixtures import APP, XSS_ID, small_index  # noqa: F401 (fixture)
+
+QUESTION = "can diagonal state space layers follow non-commutative group operations"
+EXPECTED = "74c6b0a05165"  # the DCD state-space expressivity paper of the seeds
+TIMEOUT = 120  # the first run loads the model
+
+
+def run_app(index: Path, monkeypatch: pytest.MonkeyPatch, params: dict | None = None) -> AppTest:
+    monkeypatch.setenv("EXPLORER_INDEX", str(index))
+    app = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for key, value in (params or {}).items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def ask(app: AppTest, question: str) -> AppTest:
+    app.text_input(key="query_box").input(question).run()
+    assert not app.exception, app.exception
+    return app
+
+
+def card_ids(app: AppTest, prefix: str) -> list[str]:
+    """Paper ids of the result cards in page order (from their 'Similar papers' buttons)."""
+    keys = [button.key for button in app.button if button.key]
+    return [key[len(prefix) + 1:-len("-similar")] for key in keys
+            if key.startswith(prefix + "-") and key.endswith("-similar")]
+
+
+def click(app: AppTest, key: str) -> AppTest:
+    app.button(key=key).click().run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_question_finds_its_paper_and_sets_the_link(seeds_index, seeds_explorer, monkeypatch):
+    app = ask(run_app(seeds_index, monkeypatch), QUESTION)
+    ids = card_ids(app, "q")
+    assert ids[0] == EXPECTED
+    assert ids == [hit.paper_id for hit in seeds_explorer.search(QUESTION, 10)]
+    assert app.query_params["q"] == QUESTION
+    badges = [m.value for m in app.markdown if m.value.startswith(":blue-badge[cos ")]
+    assert len(badges) == 10 and "top" in badges[0]
+    assert any("derived title" in m.value for m in app.markdown)
+    assert [d.label for d in app.get("download_button")][:2] == ["CSV", "BibTeX"]
+
+
+def test_similar_opens_the_paper_with_its_neighbours(seeds_index, seeds_explorer, monkeypatch):
+    app = click(ask(run_app(seeds_index, monkeypatch), QUESTION), f"q-{EXPECTED}-similar")
+    state = app.session_state["view"]
+    assert (state.page, state.paper_id) == ("paper", EXPECTED)
+    neighbours = card_ids(app, "n")
+    assert neighbours == [hit.paper_id for hit in seeds_explorer.similar(EXPECTED, 10)]
+    assert EXPECTED not in neighbours
+    assert app.query_params["paper"] == EXPECTED
+    assert any(m.value.startswith("Shared terms") for m in app.caption)
+
+
+def test_trail_steps_back_to_any_earlier_question_or_paper(seeds_index, monkeypatch):
+    app = click(ask(run_app(seeds_index, monkeypatch), QUESTION), f"q-{EXPECTED}-similar")
+    second = card_ids(app, "n")[0]
+    app = click(app, f"n-{second}-similar")
+    assert app.session_state["view"].paper_id == second
+    app = ask(app, "protein structure")
+    trail = app.session_state["trail"]
+    assert trail == (("q", QUESTION), ("paper", EXPECTED), ("paper", second), ("q", "protein structure"))
+    app = click(app, "trail-0")
+    assert app.session_state["view"].page == "ask"
+    assert app.text_input(key="query_box").value == QUESTION
+    assert card_ids(app, "q")[0] == EXPECTED
+    app = click(app, "trail-1")
+    assert app.session_state["view"].paper_id == EXPECTED
+    assert app.session_state["trail"] == trail  # stepping back loses no place
+
+
+def test_marked_set_survives_pages_and_drives_recommendations(seeds_index, seeds_explorer,
+                                                               monkeypatch):
+    app = ask(run_app(seeds_index, monkeypatch), QUESTION)
+    first, second, third = card_ids(app, "q")[:3]
+    app = click(click(app, f"q-{first}-like"), f"q-{second}-like")
+    app = click(app, f"q-{third}-unlike")
+    app = click(click(app, "nav-map"), "nav-marked")
+    state = app.session_state["view"]
+    assert (state.like, state.unlike) == ((first, second), (third,))
+    assert app.query_params["like"] == [first, second] and app.query_params["unlike"] == third
+    expected = seeds_explorer.recommend([first, second], [third], top_k=10)
+    assert card_ids(app, "r") == [hit.paper_id for hit in expected]
+    app.text_input(key="steer_box").input("video generation").run()
+    steered = seeds_explorer.recommend([first, second], [third], "video generation", top_k=10)
+    assert card_ids(app, "r") == [hit.paper_id for hit in steered]
+    app = click(app, f"m-{first}-drop")
+    assert app.session_state["view"].like == (second,)
+
+
+def test_a_deep_link_reopens_the_same_view(seeds_index, seeds_explorer, monkeypatch):
+    liked = seeds_explorer.search("video diffusion", 2)
+    params = {"paper": EXPECTED, "q": QUESTION, "like": [h.paper_id for h in liked], "k": "5"}
+    app = run_app(seeds_index, monkeypatch, params)
+    state = app.session_state["view"]
+    assert (state.page, state.paper_id, state.query) == ("paper", EXPECTED, QUESTION)
+    assert state.like == tuple(h.paper_id for h in liked)
+    assert card_ids(app, "n") == [h.paper_id for h in seeds_explorer.similar(EXPECTED, 5)]
+    assert app.text_input(key="query_box").value == QUESTION
+    assert app.button(key="open-like").label.startswith("More like this") is True
+
+
+def test_a_map_link_and_a_marked_link_open_their_pages(seeds_index, monkeypatch):
+    app = run_app(seeds_index, monkeypatch, {"view": "map", "paper": EXPECTED})
+    assert app.session_state["view"].page == "map"
+    assert app.get("plotly_chart"), "the map page draws a Plotly chart"
+    app = run_app(seeds_index, monkeypatch, {"view": "marked"})
+    assert app.session_state["view"].page == "marked"
+    assert any("Mark papers" in info.value for info in app.info)
+
+
+def test_unknown_ids_in_a_link_are_reported_not_raised(seeds_index, monkeypatch):
+    app = run_app(seeds_index, monkeypatch, {"paper": "nope", "like": ["nada", EXPECTED]})
+    assert any("nope" in w.value and "nada" in w.value for w in app.warning)
+    state = app.session_state["view"]
+    assert (state.page, state.paper_id, state.like) == ("ask", None, (EXPECTED,))
+
+
+def test_filters_are_applied_inside_the_search(small_index, monkeypatch):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    app = run_app(small_index, monkeypatch)
+    app.multiselect(key="venues").set_value(["NeurIPS"]).run()
+    app = ask(app, "graph neural networks")
+    ids = card_ids(app, "q")
+    neurips = [p.paper_id for p in explorer.papers if p.venue == "NeurIPS"]
+    assert sorted(ids) == sorted(neurips)  # all three, and only them
+    assert app.query_params["venue"] == "NeurIPS"
+    app.slider(key="years").set_range(2020, 2023).run()
+    expected = explorer.search("graph neural networks", 10,
+                               Filters(venues=frozenset({"NeurIPS"}), year_min=2020))
+    assert card_ids(app, "q") == [h.paper_id for h in expected] and len(expected) == 2
+    assert app.query_params["year"] == "2020-"
+
+
+def test_a_filter_link_restores_the_filters(small_index, monkeypatch):  # noqa: F811
+    app = run_app(small_index, monkeypatch, {"q": "learning", "venue": ["ICML", "KDD"],
+                                             "year": "2022-2023"})
+    assert app.multiselect(key="venues").value == ["ICML", "KDD"]
+    explorer = Explorer.open(small_index)
+    venues = {explorer.paper(pid).venue for pid in card_ids(app, "q")}
+    years = {explorer.paper(pid).year for pid in card_ids(app, "q")}
+    assert venues <= {"ICML", "KDD"} and years <= {2022, 2023} and card_ids(app, "q")
+
+
+@pytest.mark.parametrize("question", [
+    "?!?... ;;", "long state space question " * 200, "状态空间模型能否跟踪群运算",
+    "$\\alpha$-stable $\\mathbb{R}^n$", "<script>alert(1)</script>",
+])
+def test_odd_questions_are_answered_gracefully(seeds_index, monkeypatch, question):
+    app = ask(run_app(seeds_index, monkeypatch), question)
+    assert len(card_ids(app, "q")) == 10
+    if question.startswith("?!"):
+        assert any("no letters or digits" in info.value for info in app.info)
+    if question.startswith("long"):
+        assert any("the model reads the first" in info.value for info in app.info)
+
+
+def test_an_empty_question_shows_the_start_page(seeds_index, monkeypatch):
+    app = ask(run_app(seeds_index, monkeypatch), "   ")
+    assert card_ids(app, "q") == []
+    assert app.session_state["view"].query == ""
+    assert "q" not in app.query_params
+    example = app.button(key="example-0")
+    app = click(app, "example-0")
+    assert app.session_state["view"].query == example.label.replace("\\", "")
+    assert len(card_ids(app, "q")) == 10
+
+
+def test_the_loaded_index_is_described(seeds_index, monkeypatch):
+    app = run_app(seeds_index, monkeypatch)
+    panel = " ".join(c.value for c in app.sidebar.caption).replace("\\", "")
+    assert "71 papers" in panel and "all-MiniLM-L6-v2" in panel and "built" in panel
+
+
+def test_a_missing_index_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_INDEX", str(tmp_path / "nothing-here"))
+    app = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not app.exception
+    assert "explorer build" in app.error[0].value
+    assert app.code[0].value.startswith("explorer build")
+
+
+def test_corpus_markup_reaches_streamlit_escaped(small_index, monkeypatch):  # noqa: F811
+    app = run_app(small_index, monkeypatch, {"paper": XSS_ID})
+    shown = "\n".join(m.value for m in app.markdown)
+    assert "\\<script\\>" in shown and "<script>" not in shown
+    assert "$x^2 + y^2$" in shown  # math kept for KaTeX
+    assert all(not m.proto.allow_html for m in app.markdown)
