@@ -18,6 +18,8 @@ from explorer.corpus import CorpusReport, Paper, read_corpus
 from explorer.embedder import Embedder, ModelSpec, resolve_model
 from explorer.errors import CorpusError, ExplorerError
 from explorer.index import EXACT, HNSW, VectorIndex
+from explorer.lexical import SETTINGS as LEXICAL_SETTINGS
+from explorer.lexical import LexicalIndex
 from explorer.maps import compute_map
 from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
 from explorer.store import (
@@ -96,7 +98,7 @@ def build(
         folder=out,
     )
     settings = {"corpus_hash": corpus_hash, "index_type": kind, "sentences": sentences,
-                "sentence_splitter": SPLITTER_VERSION}
+                "sentence_splitter": SPLITTER_VERSION, "lexical": LEXICAL_SETTINGS}
     if _is_current(out, spec, settings):
         report.up_to_date, report.reused = True, len(corpus.papers)
         report.seconds = time.perf_counter() - started
@@ -105,6 +107,7 @@ def build(
     embedder = _LazyEmbedder(spec, batch_size, progress)
     vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder)
     arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
+    arrays.update(LexicalIndex.from_papers(corpus.papers).to_arrays())  # BM25 channel
     index = VectorIndex.build(vectors, kind)
     extras = {"pair_quantiles": pair_quantiles(vectors),
               "map": compute_map(corpus.papers, vectors)}

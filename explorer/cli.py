@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_query_options(recommend)
     recommend.set_defaults(run=_recommend)
 
+    _add_eval(commands)
+
     info = commands.add_parser("info", help="what an index holds")
     info.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
     info.add_argument("--json", action="store_true")
@@ -80,6 +82,55 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--venue", action="append", default=[], help="only this venue")
     command.add_argument("--year-min", type=int)
     command.add_argument("--year-max", type=int)
+
+
+def _add_eval(commands) -> None:
+    from explorer.evaluate import SETS
+    from explorer.ranking import MODES
+
+    command = commands.add_parser("eval", help="score the ranking on a BEIR-style folder")
+    command.add_argument("dataset", type=Path, help="folder with corpus.jsonl[.gz] and queries")
+    command.add_argument("--set", dest="sets", nargs="+", default=["paragraphs"],
+                         choices=[*SETS, "all"], help="query set(s) (default paragraphs)")
+    command.add_argument("--queries", help="queries file in DATASET (instead of --set)")
+    command.add_argument("--qrels", help="qrels file in DATASET (with --queries)")
+    command.add_argument("--mode", nargs="+", default=list(MODES), choices=MODES)
+    command.add_argument("--cache", type=Path, help="index folder kept between runs "
+                         "(default ~/.cache/paper-explorer/eval/NAME-HASH)")
+    command.add_argument("--model", help="model name or local sentence-transformers folder")
+    command.add_argument("--limit", type=int, help="score only the first N queries of each set")
+    command.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    command.add_argument("--output", type=Path, help="also write the JSON result to this file")
+    command.set_defaults(run=_eval)
+
+
+def _eval(args, settings: Settings, parser) -> int:
+    from explorer.evaluate import (
+        SETS,
+        default_cache,
+        describe_run,
+        evaluate,
+        format_table,
+        load_set,
+        prepare_index,
+    )
+
+    if bool(args.queries) != bool(args.qrels):
+        parser.error("eval: give --queries and --qrels together")
+    bar = _Bar()
+    explorer, summary = prepare_index(args.dataset, args.cache or default_cache(args.dataset),
+                                      settings.model, progress=bar.update)
+    bar.close()
+    print(f"explorer: index: {summary}", file=sys.stderr)
+    names = [None] if args.queries else (list(SETS) if "all" in args.sets else args.sets)
+    results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
+                        args.mode, args.limit) for name in names]
+    report = {**describe_run(explorer, args.dataset, "explorer " + " ".join(sys.argv[1:])),
+              "results": results}
+    if args.output:
+        args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2) if args.json else format_table(results))
+    return 0
 
 
 def _build(args, settings: Settings, parser) -> int:

@@ -14,7 +14,26 @@ import numpy as np
 from explorer.corpus import Paper
 from explorer.embedder import BUNDLED_NAMES, Embedder, resolve_model
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
+from explorer.lexical import LexicalIndex, has_lexical, lexical_text
+from explorer.ranking import (
+    CANDIDATES,
+    DENSE,
+    HYBRID,
+    LEXICAL,
+    centroid_target,
+    check_mode,
+    mmr,
+    reciprocal_rank_fusion,
+    svm_scores,
+    top_rows,
+)
 from explorer.store import Artifacts, load_artifacts, rebuild_hint
+
+# The ranking used when none is asked for, once an index has the lexical channel. Chosen by
+# `explorer eval` on ACM-CR (see benchmarks/results/): dense until hybrid is shown to win.
+DEFAULT_MODE = DENSE
+RECOMMENDERS = ("centroid", "svm")
+DEFAULT_RECOMMENDER = "centroid"
 
 
 @dataclass(frozen=True)
@@ -32,7 +51,8 @@ class Filters:
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked result: `score` is the cosine similarity, `percentile` how unusual it is."""
+    """One ranked result: `score` is the cosine similarity to the query or paper (in every mode
+    but lexical, where it is the BM25 score), `percentile` how unusual the cosine is."""
 
     rank: int
     score: float
@@ -68,6 +88,7 @@ class Explorer:
             for alias in paper.aliases:
                 self._rows.setdefault(alias, row)
         self._facets = _facet_arrays(artifacts.papers)
+        self._lexical: LexicalIndex | None = None
 
     @classmethod
     def open(cls, folder: str | Path = "embeddings", model: str | None = None) -> Explorer:
@@ -129,58 +150,100 @@ class Explorer:
             return f"query is {tokens} tokens; the model reads the first {limit}, the rest is ignored"
         return None
 
-    def search(self, query: str, top_k: int = 10, filters: Filters | None = None) -> list[Hit]:
-        """Papers ranked by cosine similarity to `query`; [] for an empty query."""
+    def search(self, query: str, top_k: int = 10, filters: Filters | None = None,
+               mode: str | None = None, diverse: bool = False) -> list[Hit]:
+        """Papers ranked for `query` ([] when empty). `mode`: lexical, dense or hybrid
+        (default: `default_mode`); `diverse` re-ranks with MMR so near-copies spread out."""
         if not query or not query.strip():
             return []
-        return self.search_vector(self.embed_query(query), top_k, filters)
+        mode = self._mode(mode)
+        vector = None if mode == LEXICAL else self.embed_query(query)
+        return self.rank(query, vector, top_k, filters, mode=mode, diverse=diverse)
 
     def search_vector(self, vector: np.ndarray, top_k: int = 10,
-                      filters: Filters | None = None, exclude: Iterable[int] = ()) -> list[Hit]:
-        """Papers ranked by inner product with `vector` (d,), skipping rows in `exclude`."""
-        exclude = set(exclude)
-        allowed = self._allowed_rows(filters)
-        if allowed is not None and exclude:
-            allowed = np.setdiff1d(allowed, np.fromiter(exclude, dtype=np.int64))
-        if allowed is not None and len(allowed) == 0:
-            return []
-        extra = 0 if allowed is not None else len(exclude)
-        scores, rows = self.artifacts.index.search(vector, top_k + extra, allowed)
-        hits = []
-        for score, row in zip(scores[0], rows[0]):
-            if row < 0 or row in exclude:
-                continue
-            hits.append(self._hit(len(hits) + 1, float(score), int(row)))
-            if len(hits) == top_k:
-                break
-        return hits
+                      filters: Filters | None = None, exclude: Iterable[int] = (), *,
+                      text: str = "", mode: str | None = None) -> list[Hit]:
+        """Papers ranked by inner product with `vector` (d,), skipping rows in `exclude`.
 
-    def similar(self, paper_id: str, top_k: int = 10, filters: Filters | None = None) -> list[Hit]:
+        Give the query's `text` too to rank it with the default mode (hybrid fuses BM25)."""
+        if not text:
+            return self.rank("", vector, top_k, filters, exclude, mode=DENSE)
+        return self.rank(text, vector, top_k, filters, exclude, mode=self._mode(mode))
+
+    def similar(self, paper_id: str, top_k: int = 10, filters: Filters | None = None,
+                mode: str | None = None, diverse: bool = False) -> list[Hit]:
         """Nearest papers to `paper_id`, never the paper itself (nor its merged duplicates)."""
         row = self.row(paper_id)
-        return self.search_vector(self.vectors[row], top_k, filters, exclude={row})
+        mode = self._mode(mode)
+        text = lexical_text(self.papers[row]) if mode != DENSE else ""
+        return self.rank(text, self.vectors[row], top_k, filters, exclude={row}, mode=mode,
+                         diverse=diverse)
+
+    def similar_to_text(self, text: str, top_k: int = 10, filters: Filters | None = None,
+                        mode: str | None = None, diverse: bool = False) -> list[Hit]:
+        """Papers most like a document that is not in the index (e.g. a title and abstract):
+        the text is embedded as a document and, in lexical/hybrid mode, matched by BM25."""
+        if not text or not text.strip():
+            return []
+        mode = self._mode(mode)
+        vector = None if mode == LEXICAL else self.embedder.embed_documents([text])[0]
+        return self.rank(text, vector, top_k, filters, mode=mode, diverse=diverse)
+
+    def rank(self, text: str, vector: np.ndarray | None, top_k: int = 10,
+             filters: Filters | None = None, exclude: Iterable[int] = (), *,
+             mode: str = DENSE, diverse: bool = False) -> list[Hit]:
+        """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel.
+
+        Hybrid fuses the top CANDIDATES of each channel by reciprocal rank fusion; hits carry
+        the cosine to `vector` as their score (BM25 score in lexical mode)."""
+        check_mode(mode)
+        exclude = set(exclude)
+        depth = max(CANDIDATES, top_k) if (mode == HYBRID or diverse) else top_k
+        if mode == LEXICAL:
+            rows, scores = self._lexical_rows(text, depth, filters, exclude)
+        elif mode == DENSE:
+            rows, scores = self._dense_rows(vector, depth, filters, exclude)
+        else:
+            dense, _ = self._dense_rows(vector, depth, filters, exclude)
+            lexical, _ = self._lexical_rows(text, depth, filters, exclude)
+            rows, scores = reciprocal_rank_fusion([dense, lexical])
+        if diverse and len(rows):
+            order = mmr(scores, self.vectors[rows], top_k)
+            rows, scores = rows[order], scores[order]
+        rows, scores = rows[:top_k], scores[:top_k]
+        if mode == LEXICAL:
+            return [self._hit(i, float(s), int(r), cosine=False)
+                    for i, (s, r) in enumerate(zip(scores, rows), start=1)]
+        cosines = self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
+        return [self._hit(i, float(c), int(r)) for i, (c, r) in enumerate(zip(cosines, rows), 1)]
 
     def recommend(self, like: Sequence[str], unlike: Sequence[str] = (), query: str | None = None,
-                  top_k: int = 10, filters: Filters | None = None) -> list[Hit]:
+                  top_k: int = 10, filters: Filters | None = None,
+                  method: str = DEFAULT_RECOMMENDER, diverse: bool = False) -> list[Hit]:
         """Rank papers from several liked papers, optional disliked ones and optional text.
 
-        Rocchio-style: mean of liked vectors, minus half the mean of disliked ones, plus the
-        query's vector. The seed papers never come back.
+        `method` "centroid" (Rocchio: mean of liked vectors, minus half the mean of disliked
+        ones, plus the query's vector) or "svm" (a linear SVM per request, liked papers against
+        all others, as arxiv-sanity does; the query's cosine is added). Seeds never come back.
         """
+        if method not in RECOMMENDERS:
+            raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
         liked = [self.row(pid) for pid in like]
         disliked = [self.row(pid) for pid in unlike]
         if not liked and not (query and query.strip()):
             raise ValueError("recommend needs at least one liked paper or a query")
-        target = np.zeros(self.vectors.shape[1], dtype=np.float32)
-        if liked:
-            target += self.vectors[liked].mean(axis=0)
-        if disliked:
-            target -= 0.5 * self.vectors[disliked].mean(axis=0)
-        if query and query.strip():
-            target += self.embed_query(query)
-        norm = float(np.linalg.norm(target))
-        target = target / norm if norm > 0 else target
-        return self.search_vector(target, top_k, filters, exclude=set(liked) | set(disliked))
+        query_vector = self.embed_query(query) if query and query.strip() else None
+        target = centroid_target(self.vectors[liked], self.vectors[disliked], query_vector)
+        exclude = set(liked) | set(disliked)
+        if method == "centroid" or not liked:
+            return self.rank("", target, top_k, filters, exclude, diverse=diverse)
+        scores = svm_scores(self.vectors, liked, disliked)
+        if query_vector is not None:
+            scores = scores + self.vectors @ query_vector
+        blocked = self._blocked(filters, exclude)
+        rows, _ = top_rows(scores - scores.min() + 1e-6, top_k, blocked)
+        cosines = self.vectors[rows] @ target
+        return [self._hit(i, float(c), int(r)) for i, (c, r) in enumerate(zip(cosines, rows), 1)]
 
     def percentile(self, score: float) -> float | None:
         """Share of random paper pairs in this corpus less similar than `score` (0-100)."""
@@ -215,9 +278,64 @@ class Explorer:
             )
         return spec
 
-    def _hit(self, rank: int, score: float, row: int) -> Hit:
-        return Hit(rank=rank, score=score, percentile=self.percentile(score),
+    def _hit(self, rank: int, score: float, row: int, cosine: bool = True) -> Hit:
+        return Hit(rank=rank, score=score, percentile=self.percentile(score) if cosine else None,
                    paper=self.papers[row])
+
+    @property
+    def has_lexical(self) -> bool:
+        """True when the index holds the BM25 channel (built by this version or later)."""
+        return has_lexical(self.artifacts.arrays)
+
+    @property
+    def default_mode(self) -> str:
+        """DEFAULT_MODE when the index supports it, else dense."""
+        return DEFAULT_MODE if self.has_lexical else DENSE
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        """The BM25 channel; refused with the command to run when the index predates it."""
+        if self._lexical is None:
+            if not self.has_lexical:
+                raise IndexInvalidError(
+                    f"The index in {self.artifacts.folder} has no lexical (BM25) channel: it was "
+                    f"built by an older version. Rebuild it: "
+                    f"`{rebuild_hint(self.artifacts.folder, self.manifest)}`.")
+            self._lexical = LexicalIndex.from_arrays(self.artifacts.arrays, len(self.papers))
+        return self._lexical
+
+    def _mode(self, mode: str | None) -> str:
+        return self.default_mode if mode is None else check_mode(mode)
+
+    def _dense_rows(self, vector: np.ndarray, depth: int, filters: Filters | None,
+                    exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Top `depth` rows by inner product with `vector` (d,) -> (rows, scores), best first."""
+        allowed = self._allowed_rows(filters)
+        if allowed is not None and exclude:
+            allowed = np.setdiff1d(allowed, np.fromiter(exclude, dtype=np.int64))
+        if allowed is not None and len(allowed) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        extra = 0 if allowed is not None else len(exclude)
+        scores, rows = self.artifacts.index.search(vector, depth + extra, allowed)
+        keep = [i for i, row in enumerate(rows[0]) if row >= 0 and row not in exclude][:depth]
+        return rows[0][keep].astype(np.int64), scores[0][keep]
+
+    def _lexical_rows(self, text: str, depth: int, filters: Filters | None,
+                      exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Top `depth` rows by BM25 score for `text` -> (rows, scores); only rows that match."""
+        return top_rows(self.lexical.scores(text), depth, self._blocked(filters, exclude))
+
+    def _blocked(self, filters: Filters | None, exclude: set[int]) -> np.ndarray | None:
+        """(n,) bool: rows a filter or `exclude` keeps out; None when nothing is blocked."""
+        allowed = self._allowed_rows(filters)
+        if allowed is None and not exclude:
+            return None
+        blocked = np.zeros(len(self.papers), dtype=bool)
+        if allowed is not None:
+            blocked[:] = True
+            blocked[allowed] = False
+        blocked[list(exclude)] = True
+        return blocked
 
     def _allowed_rows(self, filters: Filters | None) -> np.ndarray | None:
         if filters is None or not filters.active():

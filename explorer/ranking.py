@@ -1,0 +1,114 @@
+"""Pure ranking helpers: top rows of a score vector, rank fusion, MMR diversity, recommenders.
+
+Everything here works on index rows (positions in the paper list) and NumPy arrays; the
+Explorer in search.py decides what to feed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+LEXICAL, DENSE, HYBRID = "lexical", "dense", "hybrid"
+MODES = (LEXICAL, DENSE, HYBRID)
+RRF_K = 60  # the constant of Cormack et al. (2009); not tuned on our benchmark
+CANDIDATES = 100  # rows each channel contributes to a fused ranking
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"unknown ranking mode {mode!r}; expected one of {MODES}")
+    return mode
+
+
+def top_rows(scores: np.ndarray, top_k: int, blocked: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The `top_k` best rows of `scores` (n,) with score > 0, best first -> (rows, scores).
+
+    `blocked` (n,) bool marks rows that may not be returned."""
+    scores = np.asarray(scores, dtype=np.float32)
+    if blocked is not None:
+        scores = np.where(blocked, -np.inf, scores)
+    top_k = min(top_k, len(scores))
+    if top_k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    part = np.argpartition(-scores, top_k - 1)[:top_k]
+    part = part[np.argsort(-scores[part], kind="stable")]
+    keep = scores[part] > 0
+    return part[keep].astype(np.int64), scores[part][keep]
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse ranked row lists: score(row) = sum over lists of 1 / (k + rank), rank from 1.
+
+    Returns (rows, fused scores), best first; ties keep the order of first appearance."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, row in enumerate(ranking, start=1):
+            fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (k + rank)
+    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
+    scores = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    order = np.argsort(-scores, kind="stable")
+    return rows[order], scores[order]
+
+
+def mmr(relevance: np.ndarray, vectors: np.ndarray, top_k: int, balance: float = 0.7
+        ) -> list[int]:
+    """Maximal marginal relevance: positions into the candidates, in picking order.
+
+    `relevance` (m,) scores the candidates (higher is better), `vectors` (m, d) are their unit
+    vectors; each pick maximises balance * relevance - (1 - balance) * max cosine to the picks.
+    """
+    if not 0.0 <= balance <= 1.0:
+        raise ValueError(f"balance must be in [0, 1], got {balance}")
+    count = len(relevance)
+    relevance = np.asarray(relevance, dtype=np.float64)
+    spread = relevance.max() - relevance.min() if count else 0.0
+    relevance = (relevance - relevance.min()) / spread if spread > 0 else np.ones(count)
+    vectors = np.asarray(vectors, dtype=np.float32)
+    picked: list[int] = []
+    closest = np.full(count, -np.inf)
+    free = np.ones(count, dtype=bool)
+    while len(picked) < min(top_k, count):
+        penalty = np.where(np.isfinite(closest), closest, 0.0)
+        value = np.where(free, balance * relevance - (1 - balance) * penalty, -np.inf)
+        choice = int(np.argmax(value))
+        picked.append(choice)
+        free[choice] = False
+        closest = np.maximum(closest, vectors @ vectors[choice])
+    return picked
+
+
+def centroid_target(liked: np.ndarray, disliked: np.ndarray, query: np.ndarray | None
+                    ) -> np.ndarray:
+    """Rocchio: mean of liked (p, d) minus half the mean of disliked (q, d) plus the query (d,);
+    unit length (d,)."""
+    target = np.zeros(liked.shape[1] if len(liked) else len(query), dtype=np.float32)
+    if len(liked):
+        target += liked.mean(axis=0)
+    if len(disliked):
+        target -= 0.5 * disliked.mean(axis=0)
+    if query is not None:
+        target += query
+    norm = float(np.linalg.norm(target))
+    return target / norm if norm > 0 else target
+
+
+def svm_scores(vectors: np.ndarray, positives: Sequence[int], negatives: Sequence[int] = (),
+               c: float = 0.1) -> np.ndarray:
+    """arxiv-sanity style: a linear SVM per request, positives against every other paper.
+
+    `vectors` (n, d); returns the decision value of every row (n,). Explicit negatives weigh
+    as much as all the implicit ones together."""
+    from sklearn.svm import LinearSVC
+
+    labels = np.zeros(len(vectors), dtype=np.int8)
+    labels[list(positives)] = 1
+    weights = np.ones(len(vectors))
+    if len(negatives):
+        weights[list(negatives)] = max(1.0, len(vectors) / (10 * len(negatives)))
+    model = LinearSVC(class_weight="balanced", C=c, max_iter=2000, tol=1e-5, dual="auto")
+    model.fit(vectors, labels, sample_weight=weights)
+    return model.decision_function(vectors).astype(np.float32)

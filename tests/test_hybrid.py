@@ -1,0 +1,105 @@
+"""The lexical (BM25) channel, rank fusion and MMR: by hand, and on the real seeds index."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from explorer.errors import IndexInvalidError
+from explorer.lexical import SETTINGS, LexicalIndex, Tokenizer
+from explorer.ranking import mmr, reciprocal_rank_fusion, top_rows
+from explorer.search import Explorer, Filters
+
+
+def test_bm25_matches_the_lucene_formula_by_hand():
+    texts = ["graph neural networks for ranking", "ranking ranking documents quickly",
+             "protein folding with diffusion", "neural retrieval of documents"]
+    index = LexicalIndex.build(texts)
+    tokens = [Tokenizer()(t) for t in texts]
+    k1, b = SETTINGS["k1"], SETTINGS["b"]
+    average = sum(map(len, tokens)) / len(tokens)
+
+    def by_hand(term: str) -> list[float]:
+        df = sum(term in doc for doc in tokens)
+        idf = math.log(1 + (len(texts) - df + 0.5) / (df + 0.5))
+        return [idf * doc.count(term) / (doc.count(term) + k1 * (1 - b + b * len(doc) / average))
+                for doc in tokens]
+
+    expected = np.add(by_hand("rank"), by_hand("document"))
+    assert index.scores("Ranking the documents") == pytest.approx(expected, rel=1e-5)
+    assert index.scores("nothing here matches zzz").tolist() == [0.0] * 4
+    assert index.idf("documents") == pytest.approx(math.log(1 + 2.5 / 2.5))
+
+
+def test_lexical_arrays_round_trip():
+    texts = ["sparse retrieval with BM25", "dense passage retrieval", "ünïcode wörds"]
+    index = LexicalIndex.build(texts)
+    again = LexicalIndex.from_arrays(index.to_arrays(), 3)
+    for query in ("dense retrieval", "wörds", "BM25 sparse"):
+        assert np.array_equal(index.scores(query), again.scores(query))
+
+
+def test_reciprocal_rank_fusion_by_hand():
+    rows, scores = reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)
+    assert rows.tolist() == [1, 3, 2]
+    assert scores[0] == pytest.approx(1 / 61 + 1 / 62)
+    assert scores[1] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores[2] == pytest.approx(1 / 62)
+
+
+def test_top_rows_skips_blocked_and_non_matching():
+    scores = np.array([0.5, 0.0, 2.0, 1.0, 3.0], dtype=np.float32)
+    blocked = np.array([False, False, False, False, True])
+    rows, values = top_rows(scores, 10, blocked)
+    assert rows.tolist() == [2, 3, 0] and values.tolist() == [2.0, 1.0, 0.5]
+
+
+def test_mmr_prefers_a_different_paper_over_a_near_copy():
+    vectors = np.array([[1, 0], [0.999, 0.045], [0, 1]], dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert mmr(np.array([1.0, 0.95, 0.6]), vectors, 3, balance=0.5) == [0, 2, 1]
+    assert mmr(np.array([1.0, 0.95, 0.6]), vectors, 3, balance=1.0) == [0, 1, 2]
+
+
+def test_modes_on_the_seeds(seeds_explorer: Explorer):
+    ex = seeds_explorer
+    assert ex.has_lexical
+    target = ex.search("HydraFake", 1, mode="lexical")[0]
+    assert "HydraFake" in target.paper.abstract
+    query = "detecting forged faces from unseen generators"
+    vector = ex.embed_query(query)
+    hybrid = ex.search(query, 10, mode="hybrid")
+    dense = {h.paper_id for h in ex.search(query, 100, mode="dense")}
+    lexical = {h.paper_id for h in ex.search(query, 100, mode="lexical")}
+    assert {h.paper_id for h in hybrid} <= dense | lexical
+    for hit in hybrid:  # hybrid hits carry their cosine as the score
+        assert hit.score == pytest.approx(float(ex.vectors[ex.row(hit.paper_id)] @ vector), abs=1e-5)
+    assert [h.rank for h in hybrid] == list(range(1, len(hybrid) + 1))
+    with pytest.raises(ValueError):
+        ex.search(query, 5, mode="sparse")
+
+
+@pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
+def test_similar_and_filters_in_every_mode(seeds_explorer: Explorer, mode: str):
+    ex = seeds_explorer
+    paper = ex.papers[0]
+    hits = ex.similar(paper.paper_id, 10, mode=mode)
+    assert hits and paper.paper_id not in {h.paper_id for h in hits}
+    source = ex.facets()["sources"][1]
+    filtered = ex.search("learning models", 10, Filters(sources=frozenset({source})), mode=mode)
+    assert filtered and all(any(s.startswith(source) for s in h.paper.sources) for h in filtered)
+    everyone = {h.paper_id for h in ex.search("learning models", 10, mode=mode)}
+    assert everyone != {h.paper_id for h in filtered}
+    diverse = ex.similar(paper.paper_id, 5, mode=mode, diverse=True)
+    assert len({h.paper_id for h in diverse}) == len(diverse) == 5
+    assert paper.paper_id not in {h.paper_id for h in diverse}
+
+
+def test_index_without_lexical_channel_is_refused_with_a_rebuild_hint(seeds_explorer: Explorer):
+    arrays = {k: v for k, v in seeds_explorer.artifacts.arrays.items() if not k.startswith("lexical_")}
+    old = Explorer(dataclasses.replace(seeds_explorer.artifacts, arrays=arrays))
+    assert old.default_mode == "dense"
+    assert old.search("graph edit distance", 3)  # dense still works
+    with pytest.raises(IndexInvalidError, match="explorer build"):
+        old.search("graph edit distance", 3, mode="hybrid")
