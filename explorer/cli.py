@@ -56,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--batch", metavar="FILE",
                              help="one input per line ('-' for stdin); prints JSON lines")
         _add_query_options(command)
+        command.add_argument("--mode", choices=["lexical", "dense", "hybrid"],
+                             help="ranking: BM25, embeddings, or both fused (default: the index's)")
+        command.add_argument("--explain", action="store_true",
+                             help="show the best-matching sentences and shared terms of each hit")
         command.set_defaults(run=_ask, verb=name)
 
     recommend = commands.add_parser("recommend", help="papers like several papers at once")
@@ -82,6 +86,8 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--venue", action="append", default=[], help="only this venue")
     command.add_argument("--year-min", type=int)
     command.add_argument("--year-max", type=int)
+    command.add_argument("--diverse", action="store_true",
+                         help="re-rank for variety (MMR) so near-copies do not fill the list")
 
 
 def _add_eval(commands) -> None:
@@ -153,17 +159,22 @@ def _ask(args, settings: Settings, parser) -> int:
     if args.k < 1:
         parser.error("--k must be at least 1")
     explorer, filters = _open(args, settings)
-    ask = explorer.search if args.verb == "search" else explorer.similar
+    verb = explorer.search if args.verb == "search" else explorer.similar
+
+    def ask(text: str) -> list[dict]:
+        hits = verb(text, args.k, filters, mode=args.mode, diverse=args.diverse)
+        return _with_explanations(explorer, hits, args, text)
+
     if args.batch is None:
         if args.verb == "search":
             note = explorer.query_note(target)
             if note:
                 print(f"explorer: note: {note}", file=sys.stderr)
-        _print_hits(ask(target.strip(), args.k, filters), args.json)
+        _print_hits(ask(target.strip()), args.json)
         return 0
     for line in _batch_lines(args.batch):
         try:
-            record = {"input": line, "results": [h.to_dict() for h in ask(line, args.k, filters)]}
+            record = {"input": line, "results": ask(line)}
         except ExplorerError as exc:
             record = {"input": line, "error": str(exc)}
         print(json.dumps(record, ensure_ascii=False), flush=True)
@@ -174,8 +185,9 @@ def _recommend(args, settings: Settings, parser) -> int:
     if not args.like and not (args.query and args.query.strip()):
         parser.error("recommend: give at least one --like ID or a --query")
     explorer, filters = _open(args, settings)
-    hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters)
-    _print_hits(hits, args.json)
+    hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters,
+                              diverse=args.diverse)
+    _print_hits([h.to_dict() for h in hits], args.json)
     return 0
 
 
@@ -220,21 +232,37 @@ def _batch_lines(source: str) -> Iterator[str]:
                 yield line.strip()
 
 
-def _print_hits(hits, as_json: bool) -> None:
+def _with_explanations(explorer, hits, args, text: str) -> list[dict]:
+    """Hits as dicts; with --explain each carries an "explanation" (see explorer.explain)."""
+    records = [h.to_dict() for h in hits]
+    if args.explain:
+        from explorer.explain import explain_hits
+
+        reasons = explain_hits(explorer, hits, **(
+            {"query": text} if args.verb == "search" else {"paper_id": text}))
+        for record, reason in zip(records, reasons):
+            record["explanation"] = reason
+    return records
+
+
+def _print_hits(hits: list[dict], as_json: bool) -> None:
     if as_json:
-        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        print(json.dumps(hits, indent=2, ensure_ascii=False))
         return
+    from explorer.explain import explanation_lines
+
     if not hits:
         print("No results.")
     for hit in hits:
-        paper = hit.paper
-        mark = "  [title derived from abstract]" if paper.title_is_derived else ""
-        unusual = f", closer than {hit.percentile:.0f}% of pairs" if hit.percentile else ""
-        details = " · ".join(str(x) for x in (paper.venue, paper.year) if x)
-        print(f"{hit.rank:>2}. {paper.title}{mark}")
-        print(f"    id {paper.paper_id} · score {hit.score:.3f}{unusual}"
+        mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
+        unusual = f", closer than {hit['percentile']:.0f}% of pairs" if hit["percentile"] else ""
+        details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
+        print(f"{hit['rank']:>2}. {hit['title']}{mark}")
+        print(f"    id {hit['paper_id']} · score {hit['score']:.3f}{unusual}"
               f"{' · ' + details if details else ''}")
-        print(textwrap.indent(textwrap.shorten(paper.abstract, 300, placeholder=" …"), "    "))
+        print(textwrap.indent(textwrap.shorten(hit["abstract"], 300, placeholder=" …"), "    "))
+        for line in explanation_lines(hit.get("explanation", {})):
+            print(f"    > {line}")
         print()
 
 

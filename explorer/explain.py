@@ -6,11 +6,15 @@ embeds the sentences of the one paper on demand instead.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from explorer.lexical import Tokenizer
+from explorer.lexical import lexical_text as _indexed_text
 from explorer.search import Explorer
 from explorer.sentences import split_sentences
 
@@ -43,11 +47,20 @@ class MatchExplanation:
     sentences: list[SentenceMatch]
     shared_terms: list[str]
 
+    def to_dict(self) -> dict:
+        return {"sentences": [asdict(s) for s in self.sentences],
+                "shared_terms": list(self.shared_terms)}
+
 
 @dataclass(frozen=True)
 class PairExplanation:
     pairs: list[tuple[SentenceMatch, SentenceMatch, float]]
     shared_terms: list[str]
+
+    def to_dict(self) -> dict:
+        return {"pairs": [{"sentence": asdict(a), "other_sentence": asdict(b), "score": score}
+                          for a, b, score in self.pairs],
+                "shared_terms": list(self.shared_terms)}
 
 
 def explain_match(explorer: Explorer, query_vector: np.ndarray, paper_id: str, top: int = 2,
@@ -55,13 +68,14 @@ def explain_match(explorer: Explorer, query_vector: np.ndarray, paper_id: str, t
     """The `top` sentences of the paper closest to `query_vector` (d,), best first, and the
     key terms the paper shares with `query` text."""
     paper = explorer.paper(paper_id)
+    terms = shared_terms(query, _indexed_text(paper), idf=_idf(explorer))
     spans, vectors = _sentences(explorer, paper_id)
     if not spans:
-        return MatchExplanation([], shared_terms(query, paper.abstract))
+        return MatchExplanation([], terms)
     scores = vectors @ np.asarray(query_vector, dtype=np.float32)
     best = np.argsort(-scores)[:top]
     matches = [_match(paper.abstract, spans[i], float(scores[i])) for i in best]
-    return MatchExplanation(matches, shared_terms(query, paper.abstract))
+    return MatchExplanation(matches, terms)
 
 
 def explain_pair(explorer: Explorer, paper_id: str, other_id: str, top: int = 3
@@ -87,18 +101,42 @@ def explain_pair(explorer: Explorer, paper_id: str, other_id: str, top: int = 3
                           _match(other.abstract, spans_b[j], score), score))
             if len(pairs) == top:
                 break
-    return PairExplanation(pairs, shared_terms(paper.abstract, other.abstract))
+    terms = shared_terms(_indexed_text(paper), _indexed_text(other), idf=_idf(explorer))
+    return PairExplanation(pairs, terms)
 
 
-def shared_terms(left: str, right: str, limit: int = 6) -> list[str]:
-    """Content words found in both texts, longest (most specific) first."""
-    found = _terms(left) & _terms(right)
-    return sorted(found, key=lambda term: (-len(term), term))[:limit]
+def shared_terms(left: str, right: str, limit: int = 6,
+                 idf: Callable[[str], float] | None = None) -> list[str]:
+    """Content words of `right` that `left` also has, as `right` spells them.
+
+    With `idf` (the BM25 inverse document frequency of the corpus) words match by stem
+    ("ranking" ~ "ranked") and the rarest come first; without it, exact words, longest first."""
+    if idf is None:
+        found = _terms(left) & _terms(right)
+        return sorted(found, key=lambda term: (-len(term), term))[:limit]
+    stem = _stemmer()
+    left_stems = {stem(w) for w in _terms(left)}
+    by_stem: dict[str, str] = {}
+    for word in _terms(right):
+        key = stem(word)
+        if key in left_stems and (key not in by_stem or len(word) < len(by_stem[key])):
+            by_stem[key] = word
+    ranked = sorted(by_stem.values(), key=lambda word: (-idf(word), word))
+    return [word for word in ranked if idf(word) > 0][:limit]
 
 
 def _terms(text: str) -> set[str]:
     words = {w.lower() for w in _TERM.findall(text)}
     return {w for w in words if w not in _STOP}
+
+
+def _idf(explorer: Explorer) -> Callable[[str], float] | None:
+    return explorer.lexical.idf if explorer.has_lexical else None
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer() -> Callable[[str], str]:
+    return Tokenizer().stem
 
 
 def _sentences(explorer: Explorer, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -121,3 +159,30 @@ def _sentences(explorer: Explorer, paper_id: str) -> tuple[list[tuple[int, int]]
 def _match(abstract: str, span: tuple[int, int], score: float) -> SentenceMatch:
     start, end = span
     return SentenceMatch(text=abstract[start:end], start=start, end=end, score=score)
+
+
+def explain_hits(explorer: Explorer, hits, *, query: str = "", paper_id: str | None = None
+                 ) -> list[dict]:
+    """One explanation dict per hit: for a search (`query`) its best sentences and shared
+    terms; for papers similar to `paper_id` the sentence pairs and shared terms."""
+    if paper_id is not None:
+        return [explain_pair(explorer, paper_id, hit.paper_id).to_dict() for hit in hits]
+    vector = explorer.embed_query(query)
+    return [explain_match(explorer, vector, hit.paper_id, query=query).to_dict() for hit in hits]
+
+
+def explanation_lines(explanation: dict, width: int = 100) -> list[str]:
+    """A plain-text rendering of an `explain_hits` entry, for the command line."""
+    lines = []
+    for sentence in explanation.get("sentences", []):
+        lines.append(f"match {sentence['score']:.2f}: {_shorten(sentence['text'], width)}")
+    for pair in explanation.get("pairs", []):
+        lines.append(f"pair {pair['score']:.2f}: {_shorten(pair['sentence']['text'], width)}")
+        lines.append(f"        ~ {_shorten(pair['other_sentence']['text'], width)}")
+    if explanation.get("shared_terms"):
+        lines.append("shared terms: " + ", ".join(explanation["shared_terms"]))
+    return lines
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 2].rstrip() + " …"
