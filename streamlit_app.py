@@ -105,7 +105,7 @@ def mark_buttons_ui(paper_id: str, key: str) -> None:
 def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
     """One result card: title, score, facts, best sentences, expandable abstract, actions."""
     paper = hit.paper
-    with st.container(border=True):
+    with st.container(border=True, key=f"card-{key}"):
         head, score = st.columns([5, 1.4], vertical_alignment="top")
         head.markdown(f"{hit.rank}\\. {title_md(paper)}")
         score.markdown(f":blue-badge[{view.score_text(hit)}]", help=

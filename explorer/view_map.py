@@ -52,7 +52,8 @@ def map_figure(explorer: Explorer, open_id: str | None = None,
     _add_topic_labels(figure, data, x, y, topic)
     figure.update_layout(
         height=620, margin={"l": 0, "r": 0, "t": 10, "b": 0}, dragmode="pan",
-        legend={"title": {"text": "topics"}, "itemsizing": "constant"},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0,
+                "itemsizing": "constant", "font": {"size": 11}},
         xaxis={"visible": False}, yaxis={"visible": False}, hovermode="closest",
         clickmode="event+select")
     return figure

@@ -1,0 +1,163 @@
+"""The app in a real headless Chromium: `streamlit run` on a free localhost port, driven by Playwright.
+
+Screenshots land in test-output/ (look at them: they are how the app really looks).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SCREENSHOTS,
+    XSS_ID,
+    small_index,
+    streamlit_server,
+)
+
+pytestmark = pytest.mark.browser
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+QUESTION = "can diagonal state space layers follow non-commutative group operations"
+EXPECTED_TITLE = "Expressivity of input-Dependent Complex-valued Diagonal"
+CARDS = "[class*='st-key-card-']"  # the result cards (st.container key="card-...")
+WAIT = 90_000  # ms; the first page of a fresh server loads the model
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def seeds_app(seeds_index: Path) -> Iterator[str]:
+    with streamlit_server(seeds_index) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def small_app(small_index: Path) -> Iterator[str]:  # noqa: F811
+    with streamlit_server(small_index) as url:
+        yield url
+
+
+def open_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(WAIT)
+    page.goto(url)
+    return page
+
+
+def shot(page, name: str) -> None:
+    page.wait_for_timeout(600)  # let Streamlit finish painting
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def heading(page, text: str):
+    return page.get_by_role("heading", name=re.compile(re.escape(text)))
+
+
+def test_ask_walk_step_back_reload_and_map(browser, seeds_app):
+    page = open_page(browser, seeds_app)
+    box = page.get_by_placeholder("Ask a question")
+    box.fill(QUESTION)
+    box.press("Enter")
+    first_card = page.locator(CARDS).filter(
+        has_text="Similar papers").first
+    first_card.locator("strong", has_text=EXPECTED_TITLE).wait_for()
+    shot(page, "01-results")
+
+    first_card.get_by_role("button", name="Similar papers").click()
+    heading(page, EXPECTED_TITLE).wait_for()
+    page.get_by_role("heading", name="Similar papers").wait_for()
+    shot(page, "02-paper-and-neighbours")
+
+    neighbour = page.locator(CARDS).filter(
+        has_text="Shared terms").first
+    neighbour_title = neighbour.locator("strong").first.inner_text()
+    neighbour.get_by_role("button", name="Similar papers").click()
+    heading(page, neighbour_title).wait_for()
+    shot(page, "03-second-step")
+
+    page.get_by_role("button", name=QUESTION[:24]).click()  # the trail's first step
+    page.get_by_text("papers closest to your question").wait_for()
+    playwright_api.expect(box).to_have_value(QUESTION)
+    page.get_by_role("button", name=EXPECTED_TITLE[:24]).click()  # the trail's second step
+    heading(page, EXPECTED_TITLE).wait_for()
+    page.get_by_role("button", name="More like this").first.click()
+    page.get_by_role("button", name="More like this ✓").wait_for()
+    shot(page, "04-back-along-the-trail")
+
+    link = page.url
+    assert "paper=" in link and "like=" in link
+    again = open_page(browser, link)
+    heading(again, EXPECTED_TITLE).wait_for()
+    again.get_by_role("button", name="More like this ✓").wait_for()
+    playwright_api.expect(again.get_by_placeholder("Ask a question")).to_have_value(QUESTION)
+    shot(again, "05-deep-link-reloaded")
+    again.close()
+
+    page.get_by_role("button", name="Corpus map").click()
+    chart = page.locator(".js-plotly-plot")
+    chart.wait_for()
+    page.get_by_text("open paper").first.wait_for()  # the legend of the highlighted paper
+    shot(page, "06-map")
+    # Plotly's drag layer sits over the points: move and click the mouse where a point is drawn.
+    box = page.locator(".scatterlayer .trace").first.locator("path.point").first.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.locator(".hovertext").first.wait_for()
+    shot(page, "07-map-hover")
+    page.mouse.click(x, y)
+    page.get_by_role("heading", name="Similar papers").wait_for()
+    shot(page, "08-map-click-opened-paper")
+    page.close()
+
+
+def test_html_and_script_in_an_abstract_stay_inert(browser, small_app):
+    page = open_page(browser, f"{small_app}/?paper={XSS_ID}")
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.get_by_text("<script>window.__pwned = 1</script>", exact=False).wait_for()
+    page.get_by_text("Math still renders").wait_for()
+    shot(page, "09-inert-abstract-paper-page")
+    body = page.inner_text("body")
+    for visible in ('<img src=x onerror="window.__pwned = 2">', "[click me](javascript:",
+                    "**not bold**", "<b>markup</b>"):
+        assert visible in body
+    assert page.locator(".katex").count() >= 1  # $x^2 + y^2$ rendered as math
+    _assert_nothing_ran(page, dialogs)
+
+    box = page.get_by_placeholder("Ask a question")
+    box.fill("sanitisation of abstracts with script tags")
+    box.press("Enter")
+    page.get_by_text("papers closest to your question").wait_for()
+    page.get_by_text("Abstract", exact=True).first.click()
+    page.get_by_text("onerror=", exact=False).first.wait_for()
+    shot(page, "10-inert-abstract-results")
+    _assert_nothing_ran(page, dialogs)
+    page.close()
+
+
+def _assert_nothing_ran(page, dialogs: list[str]) -> None:
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator("img[src='x']").count() == 0
+    assert page.locator("a[href^='javascript']").count() == 0
+    assert page.locator("script:has-text('__pwned')").count() == 0
+    assert page.locator("b:has-text('markup')").count() == 0
+    assert dialogs == []

@@ -1,0 +1,104 @@
+"""Page logic without Streamlit: safe Markdown of corpus text, the trail, labels and facts."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from explorer.corpus import Paper
+from explorer.links import ViewState
+from explorer.search import Hit
+from explorer.view import go_to, loaded_facts, meta_parts, push, query_note, score_text, step_of
+from explorer.view_text import HIGHLIGHT, escape_markdown, math_spans, plain, rich_markdown
+
+
+def unescape(markdown: str) -> str:
+    """What CommonMark displays for backslash escapes (the only markup escape_markdown emits)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+
+
+@pytest.mark.parametrize("text", [
+    "<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "[x](javascript:alert(1))",
+    "**bold** _it_ `code` # head", "> quote\n- item\n1. one", ":red[colour] :material/home:",
+    "a | table | row", "&amp; &lt;b&gt;", string.punctuation, "emoji 🎉 and 状态空间",
+])
+def test_escaped_text_displays_exactly_its_characters(text):
+    markdown = escape_markdown(text)
+    assert unescape(markdown) == " ".join(text.split())  # whitespace collapsed, nothing else
+    unescaped_specials = re.sub(r"\\[!-/:-@\[-`{-~]", "", markdown)
+    assert not set(unescaped_specials) & set(string.punctuation)
+
+
+def test_paragraph_breaks_survive_and_edges_keep_their_space():
+    assert escape_markdown("one.\n\n two") == "one\\.\n\ntwo"
+    assert escape_markdown(" a b ") == " a b "
+
+
+def test_math_is_found_and_kept_but_prices_are_text():
+    text = "We show $k$-layer bounds, $$\\sum_i x_i$$ and $O(n^2)$; it costs $5 and $10."
+    assert [text[s:e] for s, e in math_spans(text)] == ["$k$", "$$\\sum_i x_i$$", "$O(n^2)$"]
+    markdown = rich_markdown(text)
+    assert "$k$" in markdown and "$$\\sum_i x_i$$" in markdown and "$O(n^2)$" in markdown
+    assert "costs \\$5 and \\$10\\." in markdown
+
+
+def test_highlights_wrap_sentences_and_never_split_a_formula():
+    text = "First sentence here. Second has $a + b$ inside. Third."
+    second = (text.index("Second"), text.index(" Third"))
+    markdown = rich_markdown(text, [second])
+    assert HIGHLIGHT.format("Second has $a + b$ inside\\.") in markdown
+    inside_math = (text.index("+"), len(text))  # starts inside the formula: widened to it
+    assert HIGHLIGHT.format("$a + b$ inside\\. Third\\.") in rich_markdown(text, [inside_math])
+    assert rich_markdown(text, [(5, 5), (-3, 2)]) == rich_markdown(text)
+
+
+def test_labels_are_cut_with_an_ellipsis():
+    assert plain("  a   b  c ", 100) == "a b c"
+    assert plain("abcdefghij", 5) == "abcd…"
+
+
+def test_the_trail_keeps_every_place_once():
+    question, paper = ViewState(query="q1"), ViewState(page="paper", paper_id="p1")
+    trail = push(push((), step_of(question)), step_of(paper))
+    assert trail == (("q", "q1"), ("paper", "p1"))
+    assert push(trail, step_of(question)) == trail  # going back adds nothing
+    assert push(trail, step_of(ViewState(page="map"))) == trail
+    assert push(trail, step_of(ViewState())) == trail  # an empty question is no step
+    long = ()
+    for number in range(30):
+        long = push(long, ("q", str(number)))
+    assert len(long) == 12 and long[-1] == ("q", "29")
+
+
+def test_going_to_a_step_keeps_the_marked_set_and_filters():
+    state = ViewState(page="map", like=("a",), venues=("V",))
+    assert go_to(state, ("q", "x")) == ViewState(query="x", like=("a",), venues=("V",))
+    assert go_to(state, ("paper", "p")).page == "paper"
+    with pytest.raises(ValueError):
+        go_to(state, ("map", ""))
+
+
+def test_scores_read_as_cosine_and_rarity():
+    paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a")
+    assert score_text(Hit(1, 0.61234, 99.95, paper)) == "cos 0.612 · top <0.1%"
+    assert score_text(Hit(1, 0.5, 99.5, paper)) == "cos 0.500 · top 0.5%"
+    assert score_text(Hit(1, 0.2, 70.0, paper)) == "cos 0.200 · top 30%"
+    assert score_text(Hit(1, 0.2, None, paper)) == "cos 0.200"
+
+
+def test_facts_about_papers_and_the_index():
+    paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a",
+                  authors=("A", "B", "C", "D"), year=2020, venue="V",
+                  sources=("data/x.jsonl:1", "data/x.jsonl:9"))
+    assert meta_parts(paper) == ["V", "2020", "A, B, C et al.", "from x.jsonl"]
+    facts = loaded_facts({"count": 91908, "built_at": "2026-11-29T23:22:33+0000",
+                          "model": {"id": "sentence-transformers/all-MiniLM-L6-v2", "dimension": 384},
+                          "index_type": "flat", "inputs": ["seeds"]})
+    assert facts["papers"] == "91,908" and facts["model"] == "all-MiniLM-L6-v2"
+    assert facts["built"] == "2026-11-29 23:22 UTC"
+
+
+def test_questions_without_words_get_a_note():
+    assert query_note("?!? ...") and query_note("   ") is None and query_note("why?") is None
