@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.checkpoint import BLOCK, Checkpoint
 from explorer.corpus import CorpusReport, Paper, read_corpus
 from explorer.embedder import Embedder, ModelSpec, resolve_model
 from explorer.errors import CorpusError, ExplorerError
@@ -105,15 +106,18 @@ def build(
         return report
     previous = _previous(out, spec)
     embedder = _LazyEmbedder(spec, batch_size, progress)
-    vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder)
+    checkpoint = Checkpoint(out, spec.fingerprint)
+    vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint)
     arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
     arrays.update(LexicalIndex.from_papers(corpus.papers).to_arrays())  # BM25 channel
     index = VectorIndex.build(vectors, kind)
     extras = {"pair_quantiles": pair_quantiles(vectors),
               "map": compute_map(corpus.papers, vectors)}
-    model_info = embedder.info if embedder.loaded else previous.manifest["model"]
+    reused_only = previous is not None and not embedder.loaded
+    model_info = previous.manifest["model"] if reused_only else embedder.info
     manifest = _manifest(inputs, corpus, model_info, spec)
     write_artifacts(out, corpus.papers, index, extras, {**manifest, **settings}, arrays)
+    checkpoint.clear()
     report.reused = len(corpus.papers) - report.embedded
     report.seconds = time.perf_counter() - started
     return report
@@ -134,15 +138,17 @@ class _LazyEmbedder:
     def info(self) -> dict:
         return self._get().info
 
-    def embed(self, phase: str, texts: list[str]) -> np.ndarray:
-        """Embed `texts` -> float32 (n, d), reporting progress under `phase`."""
-        done = 0
+    def embed(self, phase: str, texts: list[str], done: int = 0, total: int | None = None
+              ) -> np.ndarray:
+        """Embed `texts` -> float32 (n, d), reporting progress under `phase` (counting from
+        `done` of `total`, for callers that embed in blocks)."""
+        total = len(texts) if total is None else total
 
         def step(count: int) -> None:
             nonlocal done
             done += count
             if self.progress:
-                self.progress(phase, done, len(texts))
+                self.progress(phase, done, total)
 
         return self._get().embed_documents(texts, progress=step)
 
@@ -152,19 +158,25 @@ class _LazyEmbedder:
         return self._embedder
 
 
-def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _LazyEmbedder
-                   ) -> tuple[np.ndarray, int]:
-    """Vectors (n, d) for `papers`, reusing the previous build's by text hash; and how many
-    were embedded now."""
+def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _LazyEmbedder,
+                   checkpoint: Checkpoint) -> tuple[np.ndarray, int]:
+    """Vectors (n, d) for `papers`, reusing the previous build's and an interrupted build's
+    by text hash; and how many were embedded by this build (resumed ones included)."""
     cache: dict[str, np.ndarray] = {}
     if previous is not None:
         old = previous.index.vectors()
         cache = {p.text_hash: old[row] for row, p in enumerate(previous.papers)}
+    resumed = {h: v for h, v in checkpoint.load().items() if h not in cache}
+    cache.update(resumed)
     missing = [p for p in papers if p.text_hash not in cache]
-    if missing:
-        fresh = embedder.embed("papers", [p.text for p in missing])
-        cache.update(zip((p.text_hash for p in missing), fresh))
-    return np.vstack([cache[p.text_hash] for p in papers]).astype(np.float32), len(missing)
+    for start in range(0, len(missing), BLOCK):
+        block = missing[start:start + BLOCK]
+        fresh = embedder.embed("papers", [p.text for p in block], start, len(missing))
+        hashes = [p.text_hash for p in block]
+        checkpoint.save(hashes, fresh)
+        cache.update(zip(hashes, fresh))
+    vectors = np.vstack([cache[p.text_hash] for p in papers]).astype(np.float32)
+    return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)
 
 
 def _sentence_arrays(papers: list[Paper], previous: Artifacts | None,

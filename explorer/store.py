@@ -63,14 +63,14 @@ def write_artifacts(
         "extras": f"extras-{build_id}.json",
     }
     lines = "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in papers)
-    _atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(lines, encoding="utf-8"))
-    _atomic_write(folder / names["index"], index.save)
+    atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(lines, encoding="utf-8"))
+    atomic_write(folder / names["index"], index.save)
     extras_text = json.dumps(extras, ensure_ascii=False)
-    _atomic_write(folder / names["extras"],
+    atomic_write(folder / names["extras"],
                   lambda tmp: tmp.write_text(extras_text, encoding="utf-8"))
     for role, array in (arrays or {}).items():
         names[role] = f"array-{role}-{build_id}.npy"
-        _atomic_write(folder / names[role], lambda tmp, a=array: _save_array(tmp, a))
+        atomic_write(folder / names[role], lambda tmp, a=array: _save_array(tmp, a))
     manifest = {
         **manifest,
         "format_version": FORMAT_VERSION,
@@ -79,7 +79,7 @@ def write_artifacts(
         "files": {role: _describe(folder / name) for role, name in names.items()},
     }
     text = json.dumps(manifest, indent=2, ensure_ascii=False)
-    _atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _remove_stale(folder, keep=set(names.values()))
     return manifest
 
@@ -192,7 +192,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
     """Write through `write(tmp)` to a temp name in the same folder, fsync, rename."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:

@@ -66,7 +66,7 @@ def test_a_crash_while_saving_leaves_the_old_index_loadable(
 ):
     before = Explorer.open(index_copy)
     expected = [h.paper_id for h in before.similar("66489d54e9ae", 5)]
-    real_write = store._atomic_write
+    real_write = store.atomic_write
 
     def crashing_write(path: Path, write):
         if path.name.startswith(crash_on):
@@ -76,7 +76,7 @@ def test_a_crash_while_saving_leaves_the_old_index_loadable(
             return real_write(path, half_then_crash)
         return real_write(path, write)
 
-    monkeypatch.setattr(store, "_atomic_write", crashing_write)
+    monkeypatch.setattr(store, "atomic_write", crashing_write)
     extra = tmp_path / "extra.jsonl"
     extra.write_text(json.dumps(NEW_PAPERS[0]))
     with pytest.raises(OSError, match="simulated"):
@@ -162,3 +162,32 @@ def test_a_damaged_index_is_rebuilt_by_the_next_build(index_copy: Path):
     report = build([SEEDS], index_copy, "default")
     assert report.papers == 71 and not report.up_to_date and report.embedded == 71
     assert len(Explorer.open(index_copy).papers) == 71
+
+
+def test_an_interrupted_build_resumes_where_it_stopped(tmp_path: Path, monkeypatch):
+    """Blocks embedded before a crash are kept; the next build embeds only the rest."""
+    from explorer import build as build_module
+    from explorer.embedder import Embedder
+
+    monkeypatch.setattr(build_module, "BLOCK", 30)
+    real_embed = Embedder.embed_documents
+    embedded: list[int] = []
+
+    def counting_embed(self, texts, progress=None):
+        if len(embedded) == 2:
+            raise KeyboardInterrupt  # the user presses Ctrl-C during the third block
+        embedded.append(len(texts))
+        return real_embed(self, texts, progress)
+
+    monkeypatch.setattr(Embedder, "embed_documents", counting_embed)
+    out = tmp_path / "index"
+    with pytest.raises(KeyboardInterrupt):
+        build([SEEDS], out, "default", sentences=False)
+    assert embedded == [30, 30] and not (out / "manifest.json").exists()
+    embedded.clear()
+    report = build([SEEDS], out, "default", sentences=False)
+    assert embedded == [11] and report.papers == 71
+    assert not list(out.glob(".partial-*"))
+    explorer = Explorer.open(out)
+    hit = explorer.search("a retrieval tool for lemmas in a proof assistant library", 1)[0]
+    assert hit.paper_id == "66489d54e9ae"

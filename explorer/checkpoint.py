@@ -1,0 +1,57 @@
+"""Resumable embedding: vectors of a build in progress, saved in blocks beside the index.
+
+A long build (100k abstracts takes an hour on a laptop) that is interrupted keeps what it has
+embedded: the next build with the same model loads these blocks and embeds only the rest.
+The folder is removed once the new index is written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from explorer.store import atomic_write
+
+BLOCK = 2048  # papers embedded between two saves
+
+
+class Checkpoint:
+    """Blocks of (text hash -> vector) under `out/.partial-<key>/`; `key` names the model."""
+
+    def __init__(self, out: Path, key: str) -> None:
+        self.folder = out / f".partial-{key}"
+
+    def load(self) -> dict[str, np.ndarray]:
+        """Every complete block saved so far (a block's hash list is written last)."""
+        cache: dict[str, np.ndarray] = {}
+        if not self.folder.is_dir():
+            return cache
+        for names in sorted(self.folder.glob("block-*.json")):
+            vectors_path = names.with_suffix(".npy")
+            try:
+                hashes = json.loads(names.read_text(encoding="utf-8"))
+                vectors = np.load(vectors_path, allow_pickle=False)
+            except (OSError, ValueError):
+                continue  # a block cut short by a crash: embed those papers again
+            if len(hashes) == len(vectors):
+                cache.update(zip(hashes, vectors))
+        return cache
+
+    def save(self, hashes: list[str], vectors: np.ndarray) -> None:
+        """Save one block of vectors (n, d) for papers with these text hashes."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = f"block-{len(list(self.folder.glob('block-*.json'))):06d}"
+
+        def write_vectors(tmp: Path) -> None:
+            with tmp.open("wb") as handle:
+                np.save(handle, vectors, allow_pickle=False)
+
+        atomic_write(self.folder / f"{name}.npy", write_vectors)
+        text = json.dumps(hashes)
+        atomic_write(self.folder / f"{name}.json", lambda tmp: tmp.write_text(text))
+
+    def clear(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
