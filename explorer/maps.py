@@ -11,6 +11,17 @@ from explorer.corpus import Paper
 
 TSNE_LIMIT = 5000  # above this many papers, t-SNE is too slow on a laptop: PCA instead
 SEED = 0
+# Words every abstract uses: they say nothing about a topic.
+PAPER_WORDS = frozenset("""
+paper propose proposed proposes present presents introduce introduces approach approaches method
+methods model models based using use used new novel results result show shows demonstrate
+demonstrates performance existing work works task tasks data problem problems framework study
+studies achieve achieves state-of-the-art art outperforms significant significantly improve
+improves improved improvement experiments experimental extensive challenge challenges address
+evaluation benchmark benchmarks approach key learning time effective efficient efficiently
+different various large real-world world including furthermore additionally moreover however
+remains limited ability analysis provide provides code available
+""".split())
 
 
 def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
@@ -58,9 +69,10 @@ def _cluster(vectors: np.ndarray) -> np.ndarray:
 
 def _describe_topics(papers: Sequence[Paper], labels: np.ndarray, terms: int = 4) -> list[dict]:
     """Key terms per topic by class-based TF-IDF: frequent in the topic, rare elsewhere."""
-    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
-    vectorizer = CountVectorizer(stop_words="english", ngram_range=(1, 2), min_df=2,
+    vectorizer = CountVectorizer(stop_words=sorted(ENGLISH_STOP_WORDS | PAPER_WORDS),
+                                 ngram_range=(1, 2), min_df=2,
                                  token_pattern=r"(?u)\b[A-Za-z][A-Za-z0-9-]+\b")
     docs = [f"{p.title} {p.abstract}" if not p.title_is_derived else p.abstract for p in papers]
     try:
