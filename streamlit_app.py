@@ -18,7 +18,7 @@ from explorer.explain import explain_match, explain_pair
 from explorer.export import to_bibtex, to_csv
 from explorer.links import ViewState, decode, encode
 from explorer.search import Explorer, Hit
-from explorer.view_map import map_figure
+from explorer.view_map import MAX_POINTS, map_figure
 from explorer.view_text import escape_markdown, plain, rich_markdown
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
@@ -126,6 +126,10 @@ def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
             mark_buttons_ui(hit.paper_id, key)
 
 
+def terms_note(terms: list[str]) -> str:
+    return f"Shared terms: {escape_markdown(', '.join(terms[:5]))}" if terms else ""
+
+
 def downloads_ui(items, name: str, key: str) -> None:
     if not items:
         return
@@ -151,7 +155,7 @@ def ask_ui(explorer: Explorer, folder: str) -> None:
         if note:
             st.info(note, icon=":material/info:")
     vector = query_vector(folder, state.query)
-    hits = explorer.search_vector(vector, state.top_k, state.filters())
+    hits = explorer.search_vector(vector, state.top_k, state.filters(), text=state.query)
     if not hits:
         st.warning("No paper matches the filters. Widen them in the sidebar.")
         return
@@ -160,8 +164,9 @@ def ask_ui(explorer: Explorer, folder: str) -> None:
                    "sentences.")
         downloads_ui(hits, "paper-explorer-results", "results")
     for hit in hits:
-        spans = [(s.start, s.end) for s in explain_match(explorer, vector, hit.paper_id).sentences]
-        hit_ui(hit, f"q-{hit.paper_id}", spans)
+        match = explain_match(explorer, vector, hit.paper_id, query=state.query)
+        hit_ui(hit, f"q-{hit.paper_id}", [(s.start, s.end) for s in match.sentences],
+               terms_note(match.shared_terms))
 
 
 def paper_ui(explorer: Explorer, folder: str) -> None:
@@ -190,11 +195,10 @@ def paper_ui(explorer: Explorer, folder: str) -> None:
     for hit in hits:
         pair = explain_pair(explorer, paper.paper_id, hit.paper_id, top=1)
         spans = [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs]
-        terms = escape_markdown(", ".join(pair.shared_terms[:5]))
-        hit_ui(hit, f"n-{hit.paper_id}", spans, f"Shared terms: {terms}" if terms else "")
+        hit_ui(hit, f"n-{hit.paper_id}", spans, terms_note(pair.shared_terms))
 
 
-def marked_ui(explorer: Explorer) -> None:
+def marked_ui(explorer: Explorer, folder: str) -> None:
     state = current()
     st.markdown("### Marked papers")
     if not state.like and not state.unlike:
@@ -205,20 +209,32 @@ def marked_ui(explorer: Explorer) -> None:
         if ids:
             st.markdown(f"**{label}**")
         for paper_id in ids:
-            with st.container(horizontal=True, vertical_alignment="center"):
-                st.button(title_md(explorer.paper(paper_id)), key=f"m-{paper_id}-open", type="tertiary",
+            title, opener, dropper = st.columns([6, 1.1, 1.3], vertical_alignment="center")
+            title.markdown(title_md(explorer.paper(paper_id)))
+            opener.button("Open", key=f"m-{paper_id}-open", type="tertiary", icon=":material/article:",
                           on_click=navigate, args=(replace(state, page="paper", paper_id=paper_id),))
-                st.button("Remove", key=f"m-{paper_id}-drop", icon=":material/close:",
-                          on_click=navigate, args=(state.mark(paper_id, None),))
-    downloads_ui([explorer.paper(pid) for pid in state.like + state.unlike], "marked-papers", "marked")
+            dropper.button("Remove", key=f"m-{paper_id}-drop", icon=":material/close:", type="tertiary",
+                           on_click=navigate, args=(state.mark(paper_id, None),))
+    downloads_ui([explorer.paper(pid) for pid in state.like], "liked-papers", "marked")
     st.text_input("Steer the recommendations with words (optional)", key="steer_box",
                   on_change=lambda: navigate(replace(current(), steer=st.session_state.steer_box)))
     if state.like or state.steer.strip():
-        hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
-        st.markdown("#### Recommended from the marked set")
-        downloads_ui(hits, "recommendations", "recs")
-        for hit in hits:
-            hit_ui(hit, f"r-{hit.paper_id}")
+        recommendations_ui(explorer, folder)
+
+
+def recommendations_ui(explorer: Explorer, folder: str) -> None:
+    """Papers like the liked ones, unlike the unliked ones, steered by the optional words."""
+    state = current()
+    hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
+    st.markdown("#### Recommended from the marked set")
+    downloads_ui(hits, "recommendations", "recs")
+    vector = query_vector(folder, state.steer) if state.steer.strip() else None
+    for hit in hits:
+        spans = []
+        if vector is not None:  # highlight the sentence closest to the steering words
+            match = explain_match(explorer, vector, hit.paper_id, top=1)
+            spans = [(s.start, s.end) for s in match.sentences]
+        hit_ui(hit, f"r-{hit.paper_id}", spans)
 
 
 def map_ui(explorer: Explorer) -> None:
@@ -231,7 +247,9 @@ def map_ui(explorer: Explorer) -> None:
                    f"`explorer build {inputs} --out {explorer.artifacts.folder}`")
         return
     st.caption("Each dot is a paper, placed by meaning and coloured by topic. Hover for the title, "
-               "click to open it." + (" ★ the open paper, ◯ its neighbours." if state.paper_id else ""))
+               "click to open it." + (" ★ the open paper, ◯ its neighbours." if state.paper_id else "")
+               + (f" Drawn: an even sample of {MAX_POINTS:,} of {len(explorer.papers):,} papers."
+                  if len(explorer.papers) > MAX_POINTS else ""))
     key = f"map-{st.session_state.get('map_version', 0)}"
     st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
                     config={"displaylogo": False, "scrollZoom": True})
@@ -308,7 +326,7 @@ def main() -> None:
     if page == "paper":
         paper_ui(explorer, folder)
     elif page == "marked":
-        marked_ui(explorer)
+        marked_ui(explorer, folder)
     elif page == "map":
         map_ui(explorer)
     else:

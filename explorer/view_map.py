@@ -16,6 +16,7 @@ from explorer.search import Explorer
 from explorer.view_text import plain
 
 WEBGL_ABOVE = 5000  # SVG draws one element per point; past this, WebGL
+MAX_POINTS = 20000  # past this, an even sample (the browser would get tens of MB per view)
 PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6",
            "#9D755D", "#BAB0AC", "#EECA3B", "#1F77B4", "#2CA02C", "#9467BD", "#8C564B")
 
@@ -36,19 +37,18 @@ def map_figure(explorer: Explorer, open_id: str | None = None,
         return None
     x, y = np.asarray(data["x"]), np.asarray(data["y"])
     topic = np.asarray(data["topic"])
-    titles = [html.escape(plain(p.title, 90)) for p in explorer.papers]
-    ids = np.asarray([p.paper_id for p in explorer.papers], dtype=object)
-    scatter = go.Scattergl if len(ids) > WEBGL_ABOVE else go.Scatter
+    shown = shown_rows(len(explorer.papers))
+    scatter = go.Scattergl if len(shown) > WEBGL_ABOVE else go.Scatter
     figure = go.Figure()
     for number, info in enumerate(data["topics"]):
-        rows = np.flatnonzero(topic == info["id"])
+        rows = shown[topic[shown] == info["id"]]
         figure.add_trace(scatter(
-            x=x[rows], y=y[rows], mode="markers", customdata=ids[rows],
-            hovertext=[titles[row] for row in rows], hoverinfo="text",
+            x=x[rows], y=y[rows], mode="markers", customdata=_ids(explorer, rows),
+            hovertext=_titles(explorer, rows), hoverinfo="text",
             name=html.escape(plain(info["label"], 40)),
-            marker={"size": 7 if len(ids) < 2000 else 4, "opacity": 0.75,
+            marker={"size": 7 if len(shown) < 2000 else 4, "opacity": 0.75,
                     "color": PALETTE[number % len(PALETTE)]}))
-    _add_focus(figure, explorer, x, y, titles, open_id, neighbour_ids)
+    _add_focus(figure, explorer, x, y, open_id, neighbour_ids)
     _add_topic_labels(figure, data, x, y, topic)
     figure.update_layout(
         height=620, margin={"l": 0, "r": 0, "t": 10, "b": 0}, dragmode="pan",
@@ -59,8 +59,24 @@ def map_figure(explorer: Explorer, open_id: str | None = None,
     return figure
 
 
+def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
+    """Rows drawn on the map: all of them, or an even sample of `limit` for big corpora."""
+    if count <= limit:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, limit).astype(np.int64))
+
+
+def _ids(explorer: Explorer, rows: np.ndarray) -> list[str]:
+    return [explorer.papers[row].paper_id for row in rows]
+
+
+def _titles(explorer: Explorer, rows: np.ndarray) -> list[str]:
+    """Hover labels: Plotly reads <b>, <a href> etc. in text, so corpus text is escaped."""
+    return [html.escape(plain(explorer.papers[row].title, 90)) for row in rows]
+
+
 def _add_focus(figure: go.Figure, explorer: Explorer, x: np.ndarray, y: np.ndarray,
-               titles: list[str], open_id: str | None, neighbour_ids: Sequence[str]) -> None:
+               open_id: str | None, neighbour_ids: Sequence[str]) -> None:
     marks = [("neighbours", [explorer.row(pid) for pid in neighbour_ids], 13, "circle-open",
               "#222"), ("open paper", [explorer.row(open_id)] if open_id else [], 20, "star",
                         "#d62728")]
@@ -69,8 +85,7 @@ def _add_focus(figure: go.Figure, explorer: Explorer, x: np.ndarray, y: np.ndarr
             continue
         figure.add_trace(go.Scatter(
             x=x[rows], y=y[rows], mode="markers", name=name,
-            customdata=[explorer.papers[row].paper_id for row in rows],
-            hovertext=[titles[row] for row in rows], hoverinfo="text",
+            customdata=_ids(explorer, rows), hovertext=_titles(explorer, rows), hoverinfo="text",
             marker={"size": size, "symbol": symbol, "color": color,
                     "line": {"width": 2, "color": color}}))
 

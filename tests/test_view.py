@@ -9,9 +9,11 @@ import pytest
 
 from explorer.corpus import Paper
 from explorer.links import ViewState
-from explorer.search import Hit
+from explorer.search import Explorer, Hit
 from explorer.view import go_to, loaded_facts, meta_parts, push, query_note, score_text, step_of
+from explorer.view_map import map_figure, shown_rows
 from explorer.view_text import HIGHLIGHT, escape_markdown, math_spans, plain, rich_markdown
+from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 
 def unescape(markdown: str) -> str:
@@ -102,3 +104,24 @@ def test_facts_about_papers_and_the_index():
 
 def test_questions_without_words_get_a_note():
     assert query_note("?!? ...") and query_note("   ") is None and query_note("why?") is None
+
+
+def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    neighbours = [hit.paper_id for hit in explorer.similar("gnn", 3)]
+    figure = map_figure(explorer, "gnn", neighbours)
+    traces = {trace.name: trace for trace in figure.data}
+    assert list(traces["open paper"].customdata) == ["gnn"]
+    assert list(traces["neighbours"].customdata) == neighbours
+    drawn = [pid for trace in figure.data if trace.name not in ("open paper", "neighbours")
+             for pid in trace.customdata]
+    assert sorted(drawn) == sorted(p.paper_id for p in explorer.papers)
+    hover = [text for trace in figure.data for text in trace.hovertext]
+    assert "Rendering untrusted &lt;b&gt;markup&lt;/b&gt; &amp; text" in hover
+    assert len(figure.layout.annotations) == len(explorer.artifacts.extras["map"]["topics"])
+
+
+def test_big_maps_draw_an_even_sample():
+    assert list(shown_rows(5, limit=10)) == [0, 1, 2, 3, 4]
+    rows = shown_rows(100_000, limit=20_000)
+    assert len(rows) == 20_000 and rows[0] == 0 and rows[-1] == 99_999
