@@ -97,18 +97,24 @@ def centroid_target(liked: np.ndarray, disliked: np.ndarray, query: np.ndarray |
 
 
 def svm_scores(vectors: np.ndarray, positives: Sequence[int], negatives: Sequence[int] = (),
-               c: float = 0.1) -> np.ndarray:
-    """arxiv-sanity style: a linear SVM per request, positives against every other paper.
+               c: float = 0.1, background: int = 10_000) -> np.ndarray:
+    """arxiv-sanity style: a linear SVM per request, positives against the other papers.
 
-    `vectors` (n, d); returns the decision value of every row (n,). Explicit negatives weigh
-    as much as all the implicit ones together."""
+    `vectors` (n, d); returns the decision value of every row (n,). The implicit negatives are
+    a fixed random sample of `background` papers (all of them in a smaller corpus) so a request
+    stays under a second on a large corpus; explicit `negatives` weigh as much as they do."""
     from sklearn.svm import LinearSVC
 
-    labels = np.zeros(len(vectors), dtype=np.int8)
-    labels[list(positives)] = 1
-    weights = np.ones(len(vectors))
-    if len(negatives):
-        weights[list(negatives)] = max(1.0, len(vectors) / (10 * len(negatives)))
+    positives = np.asarray(list(positives), dtype=np.int64)
+    negatives = np.asarray(list(negatives), dtype=np.int64)
+    others = np.setdiff1d(np.arange(len(vectors)), positives)
+    if len(others) > background:
+        others = np.random.default_rng(0).choice(others, background, replace=False)
+    others = np.setdiff1d(others, negatives)
+    rows = np.concatenate([positives, others, negatives])
+    labels = np.r_[np.ones(len(positives)), np.zeros(len(others) + len(negatives))]
+    weights = np.r_[np.ones(len(positives) + len(others)),
+                    np.full(len(negatives), max(1.0, len(others) / (10 * max(1, len(negatives)))))]
     model = LinearSVC(class_weight="balanced", C=c, max_iter=2000, tol=1e-5, dual="auto")
-    model.fit(vectors, labels, sample_weight=weights)
+    model.fit(vectors[rows], labels, sample_weight=weights)
     return model.decision_function(vectors).astype(np.float32)

@@ -219,12 +219,14 @@ class Explorer:
 
     def recommend(self, like: Sequence[str], unlike: Sequence[str] = (), query: str | None = None,
                   top_k: int = 10, filters: Filters | None = None,
-                  method: str = DEFAULT_RECOMMENDER, diverse: bool = False) -> list[Hit]:
+                  method: str = DEFAULT_RECOMMENDER, diverse: bool = False,
+                  mode: str | None = None) -> list[Hit]:
         """Rank papers from several liked papers, optional disliked ones and optional text.
 
         `method` "centroid" (Rocchio: mean of liked vectors, minus half the mean of disliked
         ones, plus the query's vector) or "svm" (a linear SVM per request, liked papers against
-        all others, as arxiv-sanity does; the query's cosine is added). Seeds never come back.
+        all others, as arxiv-sanity does; the query's cosine is added). With the centroid,
+        lexical/hybrid `mode` also matches the liked papers' words by BM25. Seeds never come back.
         """
         if method not in RECOMMENDERS:
             raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
@@ -235,8 +237,11 @@ class Explorer:
         query_vector = self.embed_query(query) if query and query.strip() else None
         target = centroid_target(self.vectors[liked], self.vectors[disliked], query_vector)
         exclude = set(liked) | set(disliked)
+        mode = self._mode(mode)
         if method == "centroid" or not liked:
-            return self.rank("", target, top_k, filters, exclude, diverse=diverse)
+            words = [lexical_text(self.papers[row]) for row in liked] + [query or ""]
+            text = " ".join(words) if mode != DENSE else ""
+            return self.rank(text, target, top_k, filters, exclude, mode=mode, diverse=diverse)
         scores = svm_scores(self.vectors, liked, disliked)
         if query_vector is not None:
             scores = scores + self.vectors @ query_vector
