@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import streamlit as st
 
@@ -16,25 +17,35 @@ from explorer import view
 from explorer.errors import ExplorerError
 from explorer.explain import explain_match, explain_pair
 from explorer.export import to_bibtex, to_csv
-from explorer.links import ViewState, decode, encode
+from explorer.links import ViewState, decode, encode, link
 from explorer.search import Explorer, Hit
+from explorer.store import read_manifest
 from explorer.view_map import MAX_POINTS, map_figure
 from explorer.view_text import escape_markdown, plain, rich_markdown
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
 
 
-@st.cache_resource(show_spinner="Loading the model and the index…")
-def load_explorer(folder: str) -> Explorer:
+@st.cache_resource(show_spinner="Loading the model and the index…", max_entries=2)
+def load_explorer(folder: str, build_id: str) -> Explorer:
+    """One Explorer per index build: a rebuilt index is picked up without restarting the server."""
     explorer = Explorer.open(folder)
     explorer.embed_query("warm-up")  # load the model now, not on the first question
     return explorer
 
 
+def open_explorer(folder: str) -> Explorer:
+    return load_explorer(folder, str(read_manifest(Path(folder)).get("build_id", "")))
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
-def query_vector(folder: str, query: str):
-    """The (d,) vector of a question, embedded once per server."""
-    return load_explorer(folder).embed_query(query)
+def _cached_vector(_explorer: Explorer, model_fingerprint: str, text: str):
+    return _explorer.embed_query(text)
+
+
+def vector_of(explorer: Explorer, text: str):
+    """The (d,) vector of a question, embedded once per server and model."""
+    return _cached_vector(explorer, str(explorer.manifest["model"].get("fingerprint")), text)
 
 
 # -- state: one ViewState per session, mirrored in the URL -------------------------------
@@ -141,7 +152,7 @@ def downloads_ui(items, name: str, key: str) -> None:
 
 
 # -- pages ----------------------------------------------------------------------------------------
-def ask_ui(explorer: Explorer, folder: str) -> None:
+def ask_ui(explorer: Explorer) -> None:
     state = current()
     if not state.query:
         st.markdown("Ask in plain words, e.g. *which models can track group operations?* "
@@ -154,7 +165,7 @@ def ask_ui(explorer: Explorer, folder: str) -> None:
     for note in (view.query_note(state.query), explorer.query_note(state.query)):
         if note:
             st.info(note, icon=":material/info:")
-    vector = query_vector(folder, state.query)
+    vector = vector_of(explorer, state.query)
     hits = explorer.search_vector(vector, state.top_k, state.filters(), text=state.query)
     if not hits:
         st.warning("No paper matches the filters. Widen them in the sidebar.")
@@ -169,7 +180,7 @@ def ask_ui(explorer: Explorer, folder: str) -> None:
                terms_note(match.shared_terms))
 
 
-def paper_ui(explorer: Explorer, folder: str) -> None:
+def paper_ui(explorer: Explorer) -> None:
     state = current()
     paper = explorer.paper(state.paper_id)
     st.markdown(f"### {escape_markdown(paper.title)}")
@@ -179,7 +190,7 @@ def paper_ui(explorer: Explorer, folder: str) -> None:
     st.caption(" · ".join(escape_markdown(part) for part in facts))
     spans = []
     if state.query:
-        match = explain_match(explorer, query_vector(folder, state.query), paper.paper_id)
+        match = explain_match(explorer, vector_of(explorer, state.query), paper.paper_id)
         spans = [(s.start, s.end) for s in match.sentences]
         st.caption(f"Highlighted: the sentences closest to “{escape_markdown(plain(state.query, 80))}”.")
     st.markdown(rich_markdown(paper.abstract, spans))
@@ -198,7 +209,7 @@ def paper_ui(explorer: Explorer, folder: str) -> None:
         hit_ui(hit, f"n-{hit.paper_id}", spans, terms_note(pair.shared_terms))
 
 
-def marked_ui(explorer: Explorer, folder: str) -> None:
+def marked_ui(explorer: Explorer) -> None:
     state = current()
     st.markdown("### Marked papers")
     if not state.like and not state.unlike:
@@ -219,16 +230,16 @@ def marked_ui(explorer: Explorer, folder: str) -> None:
     st.text_input("Steer the recommendations with words (optional)", key="steer_box",
                   on_change=lambda: navigate(replace(current(), steer=st.session_state.steer_box)))
     if state.like or state.steer.strip():
-        recommendations_ui(explorer, folder)
+        recommendations_ui(explorer)
 
 
-def recommendations_ui(explorer: Explorer, folder: str) -> None:
+def recommendations_ui(explorer: Explorer) -> None:
     """Papers like the liked ones, unlike the unliked ones, steered by the optional words."""
     state = current()
     hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
     st.markdown("#### Recommended from the marked set")
     downloads_ui(hits, "recommendations", "recs")
-    vector = query_vector(folder, state.steer) if state.steer.strip() else None
+    vector = vector_of(explorer, state.steer) if state.steer.strip() else None
     for hit in hits:
         spans = []
         if vector is not None:  # highlight the sentence closest to the steering words
@@ -268,6 +279,9 @@ def sidebar_ui(explorer: Explorer) -> None:
                       type="primary" if state.page == page else "secondary",
                       on_click=navigate, args=(replace(state, page=page),))
         filters_ui(explorer)
+        with st.popover("Share this view", icon=":material/link:", width="stretch"):
+            st.code(link(st.context.url or "", current()), language=None, wrap_lines=True)
+            st.caption("Opens this page as you see it: question, paper, marked set and filters.")
         facts = view.loaded_facts(explorer.manifest)
         st.caption(f"**{facts['papers']} papers** · {escape_markdown(facts['model'])} "
                    f"({facts['dimension']}-d) · {facts['index']} index  \nbuilt {facts['built']} "
@@ -304,15 +318,19 @@ def trail_ui(explorer: Explorer) -> None:
                       on_click=navigate, args=(view.go_to(current(), step),))
 
 
+def error_ui(exc: ExplorerError, folder: str) -> None:
+    st.error(f"Cannot use the index in `{folder}`: {exc}")
+    for command in re.findall(r"`([^`]+)`", str(exc)):
+        st.code(command, language="bash")
+
+
 def main() -> None:
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
     folder = os.environ.get("EXPLORER_INDEX") or "embeddings"
     try:
-        explorer = load_explorer(folder)
+        explorer = open_explorer(folder)
     except ExplorerError as exc:
-        st.error(f"Cannot open the index in `{folder}`: {exc}")
-        for command in re.findall(r"`([^`]+)`", str(exc)):
-            st.code(command, language="bash")
+        error_ui(exc, folder)
         st.stop()
     init_state(explorer)
     sidebar_ui(explorer)
@@ -322,15 +340,11 @@ def main() -> None:
                   placeholder="Ask a question, e.g. how do transformers keep track of state?",
                   label_visibility="collapsed")
     trail_ui(explorer)
-    page = current().page
-    if page == "paper":
-        paper_ui(explorer, folder)
-    elif page == "marked":
-        marked_ui(explorer, folder)
-    elif page == "map":
-        map_ui(explorer)
-    else:
-        ask_ui(explorer, folder)
+    pages = {"paper": paper_ui, "marked": marked_ui, "map": map_ui, "ask": ask_ui}
+    try:
+        pages[current().page](explorer)
+    except ExplorerError as exc:  # e.g. a paper that a rebuilt index no longer has
+        error_ui(exc, folder)
     st.query_params.from_dict(encode(current()))
 
 

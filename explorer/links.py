@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 from explorer.search import Filters
 
@@ -76,6 +77,12 @@ def encode(state: ViewState) -> dict[str, list[str]]:
     if state.top_k != DEFAULT_TOP_K:
         params["k"] = [str(state.top_k)]
     return params
+
+
+def link(base_url: str, state: ViewState) -> str:
+    """The full shareable URL of `state` on the app at `base_url` (without a query string)."""
+    query = urlencode(encode(state), doseq=True)
+    return f"{base_url}?{query}" if query else base_url
 
 
 def decode(params: Mapping[str, str | Iterable[str]]) -> ViewState:

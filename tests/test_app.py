@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,20 @@ def test_a_missing_index_says_what_to_run(tmp_path, monkeypatch):
     app = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
     assert not app.exception
     assert "explorer build" in app.error[0].value
+    assert app.code[0].value.startswith("explorer build")
+
+
+def test_a_damaged_index_says_what_to_run(small_index, tmp_path, monkeypatch):  # noqa: F811
+    damaged = tmp_path / "index"
+    shutil.copytree(small_index, damaged)
+    faiss_file = next(damaged.glob("index-*.faiss"))
+    data = bytearray(faiss_file.read_bytes())
+    data[-1] ^= 0xFF
+    faiss_file.write_bytes(bytes(data))
+    monkeypatch.setenv("EXPLORER_INDEX", str(damaged))
+    app = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not app.exception
+    assert "checksum" in app.error[0].value
     assert app.code[0].value.startswith("explorer build")
 
 

@@ -6,7 +6,15 @@ import urllib.parse
 
 import pytest
 
-from explorer.links import DEFAULT_TOP_K, MAX_QUERY_CHARS, MAX_TOP_K, ViewState, decode, encode
+from explorer.links import (
+    DEFAULT_TOP_K,
+    MAX_QUERY_CHARS,
+    MAX_TOP_K,
+    ViewState,
+    decode,
+    encode,
+    link,
+)
 from explorer.search import Filters
 
 STATES = [
@@ -88,3 +96,11 @@ def test_filters_come_from_the_view():
     assert state.filters() == Filters(frozenset({"V"}), frozenset({"s.txt"}), 2000, 2010)
     assert not ViewState().filters().active()
     assert ViewState().top_k == DEFAULT_TOP_K
+
+
+def test_a_full_link_opens_the_same_view():
+    state = ViewState(page="paper", paper_id="p 1", like=("a", "b"), query="what & why?")
+    url = link("http://127.0.0.1:8501/", state)
+    assert url.startswith("http://127.0.0.1:8501/?")
+    assert decode(urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)) == state
+    assert link("http://host/", ViewState()) == "http://host/"
