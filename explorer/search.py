@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import difflib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import numpy as np
 from explorer.corpus import Paper
 from explorer.embedder import BUNDLED_NAMES, Embedder, resolve_model
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
+from explorer.hits import FacetTable, Filters, Hit
 from explorer.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.ranking import (
     CANDIDATES,
@@ -36,46 +36,6 @@ RECOMMENDERS = ("centroid", "svm")
 DEFAULT_RECOMMENDER = "centroid"
 
 
-@dataclass(frozen=True)
-class Filters:
-    """Restrict results; empty fields mean no restriction. Years are inclusive."""
-
-    venues: frozenset[str] = frozenset()
-    sources: frozenset[str] = frozenset()
-    year_min: int | None = None
-    year_max: int | None = None
-
-    def active(self) -> bool:
-        return bool(self.venues or self.sources or self.year_min or self.year_max)
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One ranked result: `score` is the cosine similarity to the query or paper (in every mode
-    but lexical, where it is the BM25 score), `percentile` how unusual the cosine is."""
-
-    rank: int
-    score: float
-    percentile: float | None
-    paper: Paper
-
-    @property
-    def paper_id(self) -> str:
-        return self.paper.paper_id
-
-    @property
-    def title(self) -> str:
-        return self.paper.title
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {"rank": self.rank, "paper_id": self.paper_id, "title": self.title,
-                "title_is_derived": self.paper.title_is_derived,
-                "score": round(self.score, 6), "percentile": self.percentile}
-        data.update({k: v for k, v in self.paper.to_dict().items()
-                     if k not in ("paper_id", "title", "title_is_derived")})
-        return data
-
-
 class Explorer:
     """The engine behind the CLI, the app and notebooks."""
 
@@ -87,7 +47,7 @@ class Explorer:
         for row, paper in enumerate(artifacts.papers):
             for alias in paper.aliases:
                 self._rows.setdefault(alias, row)
-        self._facets = _facet_arrays(artifacts.papers)
+        self._facets = FacetTable(artifacts.papers)
         self._lexical: LexicalIndex | None = None
 
     @classmethod
@@ -132,10 +92,7 @@ class Explorer:
 
     def facets(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
-        venues, sources, years = self._facets
-        return {"venues": sorted({v for v in venues if v}),
-                "sources": sorted({s for group in sources for s in group}),
-                "years": sorted({int(y) for y in years if y > 0})}
+        return self._facets.values()
 
     # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
@@ -245,7 +202,7 @@ class Explorer:
         scores = svm_scores(self.vectors, liked, disliked)
         if query_vector is not None:
             scores = scores + self.vectors @ query_vector
-        blocked = self._blocked(filters, exclude)
+        blocked = self._facets.blocked(filters, exclude)
         rows, _ = top_rows(scores - scores.min() + 1e-6, top_k, blocked)
         cosines = self.vectors[rows] @ target
         return [self._hit(i, float(c), int(r)) for i, (c, r) in enumerate(zip(cosines, rows), 1)]
@@ -315,7 +272,7 @@ class Explorer:
     def _dense_rows(self, vector: np.ndarray, depth: int, filters: Filters | None,
                     exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
         """Top `depth` rows by inner product with `vector` (d,) -> (rows, scores), best first."""
-        allowed = self._allowed_rows(filters)
+        allowed = self._facets.allowed_rows(filters)
         if allowed is not None and exclude:
             allowed = np.setdiff1d(allowed, np.fromiter(exclude, dtype=np.int64))
         if allowed is not None and len(allowed) == 0:
@@ -328,40 +285,4 @@ class Explorer:
     def _lexical_rows(self, text: str, depth: int, filters: Filters | None,
                       exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
         """Top `depth` rows by BM25 score for `text` -> (rows, scores); only rows that match."""
-        return top_rows(self.lexical.scores(text), depth, self._blocked(filters, exclude))
-
-    def _blocked(self, filters: Filters | None, exclude: set[int]) -> np.ndarray | None:
-        """(n,) bool: rows a filter or `exclude` keeps out; None when nothing is blocked."""
-        allowed = self._allowed_rows(filters)
-        if allowed is None and not exclude:
-            return None
-        blocked = np.zeros(len(self.papers), dtype=bool)
-        if allowed is not None:
-            blocked[:] = True
-            blocked[allowed] = False
-        blocked[list(exclude)] = True
-        return blocked
-
-    def _allowed_rows(self, filters: Filters | None) -> np.ndarray | None:
-        if filters is None or not filters.active():
-            return None
-        venues, sources, years = self._facets
-        mask = np.ones(len(self.papers), dtype=bool)
-        if filters.venues:
-            mask &= np.isin(venues, list(filters.venues))
-        if filters.year_min:
-            mask &= years >= filters.year_min
-        if filters.year_max:
-            mask &= (years <= filters.year_max) & (years > 0)
-        if filters.sources:
-            mask &= np.array([bool(filters.sources & set(group)) for group in sources])
-        return np.flatnonzero(mask)
-
-
-def _facet_arrays(papers: Sequence[Paper]) -> tuple[np.ndarray, list[tuple[str, ...]], np.ndarray]:
-    """Per-paper venue, source files and year (0 when unknown), for fast filtering."""
-    venues = np.array([p.venue or "" for p in papers], dtype=object)
-    sources = [tuple(sorted({s.rsplit(":", 1)[0].split("#")[0] for s in p.sources}))
-               for p in papers]
-    years = np.array([p.year or 0 for p in papers], dtype=np.int64)
-    return venues, sources, years
+        return top_rows(self.lexical.scores(text), depth, self._facets.blocked(filters, exclude))
