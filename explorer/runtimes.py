@@ -1,0 +1,134 @@
+"""Run an exported model (see model_export.py) with tokenizers plus OpenVINO or ONNX Runtime.
+
+Neither path imports torch or sentence-transformers, so a query-only process starts in about a
+second instead of seven. Batches are length-sorted and padded only to their longest text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.embedder import ONNX, ONNX_INT8, OPENVINO
+from explorer.model_export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU feature flags Linux reports (empty elsewhere): avx512_vnni, avx512_bf16, amx_*."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def has_bf16(flags: frozenset[str]) -> bool:
+    return bool({"avx512_bf16", "amx_bf16"} & flags)
+
+
+def has_vnni(flags: frozenset[str]) -> bool:
+    return bool({"avx512_vnni", "avx_vnni", "amx_int8"} & flags)
+
+
+class ExportedModel:
+    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str) -> None:
+        from tokenizers import Tokenizer
+
+        text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+        self.max_seq_length = int(meta["max_seq_length"])
+        self.dimension = int(meta["dimension"])
+        self._inputs = tuple(meta["inputs"])
+        self._pad_id = int(meta["pad_id"])
+        self._tokenizer = Tokenizer.from_str(text)
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.max_seq_length)
+        self._counter: Any = None
+        self._text = text
+        if runtime == OPENVINO:
+            self._run, self.precision = _openvino(folder / FP32_FILE, folder / "openvino-cache")
+        elif runtime in (ONNX, ONNX_INT8):
+            name = INT8_FILE if runtime == ONNX_INT8 else FP32_FILE
+            self._run = _onnxruntime(folder / name)
+            self.precision = "int8-dynamic" if runtime == ONNX_INT8 else "fp32"
+        else:
+            raise ValueError(f"unknown runtime {runtime!r}")
+        self.runtime = runtime
+
+    def embed(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        """Unit vectors (n, d) float32 for `texts`, in batches of similar length."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = np.array([len(e.ids) for e in encodings])
+        order = np.argsort(-lengths, kind="stable")
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            out[rows] = self._run(self._feed([encodings[i] for i in rows]))
+        return out
+
+    def token_count(self, text: str) -> int:
+        """Tokens before truncation, special tokens included."""
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            self._counter = Tokenizer.from_str(self._text)
+            self._counter.no_truncation()
+            self._counter.no_padding()
+        return len(self._counter.encode(text).ids)
+
+    def _feed(self, encodings: list) -> dict[str, np.ndarray]:
+        width = max(len(e.ids) for e in encodings)
+        arrays = {
+            "input_ids": np.full((len(encodings), width), self._pad_id, dtype=np.int64),
+            "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
+            "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64),
+        }
+        for row, encoding in enumerate(encodings):
+            size = len(encoding.ids)
+            arrays["input_ids"][row, :size] = encoding.ids
+            arrays["attention_mask"][row, :size] = encoding.attention_mask
+            arrays["token_type_ids"][row, :size] = encoding.type_ids
+        return {name: arrays[name] for name in self._inputs}
+
+
+def _onnxruntime(path: Path) -> Callable[[dict], np.ndarray]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = _cores()
+    session = ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
+    return lambda feed: session.run(None, feed)[0]
+
+
+def _openvino(path: Path, cache: Path) -> tuple[Callable[[dict], np.ndarray], str]:
+    """Compile for the CPU in bf16 where it has native bf16, else fp32; compiled blobs cached."""
+    import openvino as ov
+
+    core = ov.Core()
+    capabilities = core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    precision = "bf16" if "BF16" in capabilities else "f32"
+    config = {"INFERENCE_PRECISION_HINT": precision, "PERFORMANCE_HINT": "LATENCY",
+              "INFERENCE_NUM_THREADS": _cores(), "CACHE_DIR": os.fspath(cache)}
+    compiled = core.compile_model(core.read_model(os.fspath(path)), "CPU", config)
+    request = compiled.create_infer_request()
+
+    def run(feed: dict) -> np.ndarray:
+        return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+
+    return run, "bf16" if precision == "bf16" else "fp32"
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)

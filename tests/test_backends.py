@@ -1,0 +1,101 @@
+"""Embedding backends: each exported runtime gives the vectors sentence-transformers gives."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from explorer.embedder import (
+    ONNX,
+    ONNX_INT8,
+    OPENVINO,
+    TORCH,
+    Embedder,
+    auto_backends,
+    resolve_model,
+)
+from explorer.model_export import META_FILE, export_folder, load_meta
+
+TEXTS = [
+    "Attention is all you need. We propose the Transformer, a model architecture based solely "
+    "on attention mechanisms, dispensing with recurrence and convolutions entirely.",
+    "Graph neural networks predict molecular properties from atoms and bonds.",
+    "which sequence models can track non-abelian groups?",
+    "A very long abstract. " + "We study the sample complexity of reinforcement learning. " * 40,
+]
+# (backend, least cosine to the fp32 torch vector): bf16 and fp32 are near exact; int8 moves
+# short texts most (about 0.01), which is why it is only a fallback for CPUs without bf16.
+TOLERANCE = {ONNX: 0.9999, OPENVINO: 0.999, ONNX_INT8: 0.97}
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return resolve_model("default")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("model-cache")
+
+
+@pytest.fixture(scope="module")
+def reference(spec):
+    return Embedder(spec, backend=TORCH).embed_documents(TEXTS)
+
+
+@pytest.mark.parametrize("backend", [ONNX, ONNX_INT8, OPENVINO])
+def test_backend_matches_sentence_transformers(backend, spec, cache, reference):
+    if backend == OPENVINO and importlib.util.find_spec("openvino") is None:
+        pytest.skip("openvino is not installed")
+    embedder = Embedder(spec, backend=backend, batch_size=2, cache_dir=cache)
+    vectors = embedder.embed_documents(TEXTS)
+    assert vectors.shape == reference.shape and vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosines = np.einsum("ij,ij->i", vectors, reference)
+    assert cosines.min() > TOLERANCE[backend], cosines
+    query = embedder.embed_query(TEXTS[2])
+    assert query.shape == (embedder.dimension,)
+    assert float(query @ reference[2]) > TOLERANCE[backend]
+    assert embedder.info["backend"] == backend and embedder.info["precision"]
+    assert embedder.max_seq_length == 256
+
+
+def test_token_count_is_before_truncation(spec, cache):
+    exported = Embedder(spec, backend=ONNX, cache_dir=cache)
+    plain = Embedder(spec, backend=TORCH)
+    for text in TEXTS:
+        assert exported.token_count(text) == plain.token_count(text)
+    assert exported.token_count(TEXTS[3]) > exported.max_seq_length
+
+
+def test_export_is_cached_by_fingerprint_and_rejected_when_changed(spec, cache):
+    Embedder(spec, backend=ONNX, cache_dir=cache)
+    folder = export_folder(spec.fingerprint, cache)
+    assert load_meta(folder, spec.fingerprint) is not None
+    assert load_meta(folder, "another-model") is None
+    meta = json.loads((folder / META_FILE).read_text())
+    first = next(iter(meta["files"]))
+    (folder / first).write_bytes(b"truncated")
+    assert load_meta(folder, spec.fingerprint) is None  # a damaged export is redone
+    embedder = Embedder(spec, backend=ONNX, cache_dir=cache)
+    assert embedder.embed_query("graph neural networks").shape == (384,)
+
+
+def test_auto_order_follows_cpu_features():
+    assert auto_backends(frozenset())[-1] == TORCH
+    plain = auto_backends(frozenset({"avx2"}))
+    assert OPENVINO not in plain and ONNX_INT8 not in plain
+    vnni = auto_backends(frozenset({"avx512_vnni"}))
+    assert vnni.index(ONNX_INT8) < vnni.index(ONNX)
+    if importlib.util.find_spec("openvino") is not None:
+        assert auto_backends(frozenset({"avx512_bf16", "avx512_vnni"}))[0] == OPENVINO
+
+
+def test_bad_arguments_are_value_errors(spec):
+    with pytest.raises(ValueError, match="backend"):
+        Embedder(spec, backend="tpu")
+    with pytest.raises(ValueError, match="batch_size"):
+        Embedder(spec, batch_size=0)
