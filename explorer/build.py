@@ -166,14 +166,14 @@ def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _L
     if previous is not None:
         old = previous.index.vectors()
         cache = {p.text_hash: old[row] for row, p in enumerate(previous.papers)}
-    resumed = {h: v for h, v in checkpoint.load().items() if h not in cache}
+    resumed = {h: v for h, v in checkpoint.load(lambda: embedder.info).items() if h not in cache}
     cache.update(resumed)
     missing = [p for p in papers if p.text_hash not in cache]
     for start in range(0, len(missing), BLOCK):
         block = missing[start:start + BLOCK]
         fresh = embedder.embed("papers", [p.text for p in block], start, len(missing))
         hashes = [p.text_hash for p in block]
-        checkpoint.save(hashes, fresh)
+        checkpoint.save(hashes, fresh, embedder.info)
         cache.update(zip(hashes, fresh))
     vectors = np.vstack([cache[p.text_hash] for p in papers]).astype(np.float32)
     return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +25,18 @@ class Checkpoint:
     def __init__(self, out: Path, key: str) -> None:
         self.folder = out / f".partial-{key}"
 
-    def load(self) -> dict[str, np.ndarray]:
-        """Every complete block saved so far (a block's hash list is written last)."""
+    def load(self, model_info: Callable[[], dict]) -> dict[str, np.ndarray]:
+        """Every complete block saved so far (a block's hash list is written last), if they
+        were embedded the way `model_info()` describes (same backend and precision)."""
         cache: dict[str, np.ndarray] = {}
         if not self.folder.is_dir():
+            return cache
+        try:
+            recorded = json.loads((self.folder / "model.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            recorded = None
+        if recorded != _comparable(model_info()):
+            self.clear()  # other backend or precision: those vectors are not reused
             return cache
         for names in sorted(self.folder.glob("block-*.json")):
             vectors_path = names.with_suffix(".npy")
@@ -40,9 +49,12 @@ class Checkpoint:
                 cache.update(zip(hashes, vectors))
         return cache
 
-    def save(self, hashes: list[str], vectors: np.ndarray) -> None:
+    def save(self, hashes: list[str], vectors: np.ndarray, model_info: dict) -> None:
         """Save one block of vectors (n, d) for papers with these text hashes."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        if not self.folder.is_dir():
+            self.folder.mkdir(parents=True)
+            info = json.dumps(_comparable(model_info))
+            atomic_write(self.folder / "model.json", lambda tmp: tmp.write_text(info))
         name = f"block-{len(list(self.folder.glob('block-*.json'))):06d}"
 
         def write_vectors(tmp: Path) -> None:
@@ -55,3 +67,8 @@ class Checkpoint:
 
     def clear(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _comparable(model_info: dict) -> dict:
+    """The parts of a model's description that change its vectors."""
+    return json.loads(json.dumps({k: v for k, v in model_info.items() if k != "path"}))
