@@ -122,13 +122,11 @@ def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
         score.markdown(f":blue-badge[{view.score_text(hit)}]", help=
                        "Cosine similarity; 'top x%' = share of random paper pairs in this corpus "
                        "that are at least this similar.")
-        facts = view.meta_parts(paper)
+        facts = [escape_markdown(part) for part in view.meta_parts(paper)] + ([note] if note else [])
         if facts:
-            st.caption(" · ".join(escape_markdown(part) for part in facts))
+            st.caption(" · ".join(facts))
         for start, end in list(spans)[:1]:
             st.markdown(rich_markdown(paper.abstract[start:end], [(0, end - start)]))
-        if note:
-            st.caption(note)
         with st.expander("Abstract"):
             st.markdown(rich_markdown(paper.abstract, spans))
         with st.container(horizontal=True):
@@ -138,7 +136,7 @@ def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
 
 
 def terms_note(terms: list[str]) -> str:
-    return f"Shared terms: {escape_markdown(', '.join(terms[:5]))}" if terms else ""
+    return f"shared terms: *{escape_markdown(', '.join(terms[:5]))}*" if terms else ""
 
 
 def downloads_ui(items, name: str, key: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from explorer.corpus import Paper
@@ -100,7 +101,7 @@ def loaded_facts(manifest: dict[str, Any]) -> dict[str, str]:
         "dimension": str(model.get("dimension", "?")),
         "index": str(manifest.get("index_type", "?")),
         "built": built.strip(),
-        "inputs": ", ".join(manifest.get("inputs") or []),
+        "inputs": ", ".join(Path(path).name or path for path in manifest.get("inputs") or []),
     }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 _MATH = re.compile(r"\$\$(?!\s*\$)[^$]+?\$\$|\$(?=[^\s$])[^$\n]*?[^\s$\\]\$(?!\d)|\$[^\s$]\$(?!\d)")
 _PUNCTUATION = frozenset(string.punctuation)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
-HIGHLIGHT = ":orange-background[{}]"
+HIGHLIGHT = ":yellow-background[{}]"  # a highlighter pen
 
 
 def escape_markdown(text: str) -> str:

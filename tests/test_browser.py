@@ -88,7 +88,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app):
     shot(page, "02-paper-and-neighbours")
 
     neighbour = page.locator(CARDS).filter(
-        has_text="Shared terms").first
+        has_text="shared terms").first
     neighbour_title = neighbour.locator("strong").first.inner_text()
     neighbour.get_by_role("button", name="Similar papers").click()
     heading(page, neighbour_title).wait_for()
