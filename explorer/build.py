@@ -75,6 +75,7 @@ def build(
     batch_size: int = 32,
     sentences: bool = True,
     progress: Progress | None = None,
+    engine: str = "local",
 ) -> BuildReport:
     """Read `inputs`, embed what is new, and write an index folder at `out`.
 
@@ -105,7 +106,7 @@ def build(
         report.seconds = time.perf_counter() - started
         return report
     previous = _previous(out, spec)
-    embedder = _LazyEmbedder(spec, batch_size, progress)
+    embedder = _LazyEmbedder(spec, batch_size, progress, engine)
     checkpoint = Checkpoint(out, spec.fingerprint)
     vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint)
     arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
@@ -126,8 +127,10 @@ def build(
 class _LazyEmbedder:
     """Loads the model only when something actually needs embedding."""
 
-    def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None) -> None:
+    def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None,
+                 engine: str = "local") -> None:
         self.spec, self.batch_size, self.progress = spec, batch_size, progress
+        self.engine = engine  # 'local' or 'ray' (explorer/distributed.py)
         self._embedder: Embedder | None = None
 
     @property
@@ -154,7 +157,10 @@ class _LazyEmbedder:
 
     def _get(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = Embedder(self.spec, batch_size=self.batch_size)
+            from explorer.distributed import create_embedder
+
+            self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
+                                             engine=self.engine)
         return self._embedder
 
 

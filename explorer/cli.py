@@ -43,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--model", help="model name or local sentence-transformers folder")
     build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
     build.add_argument("--batch-size", type=int, default=32)
+    build.add_argument("--engine", default="local", choices=["local", "ray"],
+                       help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
                        help="skip per-sentence vectors (faster build; explanations embed on demand)")
     build.set_defaults(run=_build)
@@ -145,7 +147,8 @@ def _build(args, settings: Settings, parser) -> int:
     bar = _Bar()
     out = args.out or settings.index_dir
     report = build(args.paths, out, settings.model, index_type=args.index_type,
-                   batch_size=args.batch_size, sentences=args.sentences, progress=bar.update)
+                   batch_size=args.batch_size, sentences=args.sentences, progress=bar.update,
+                   engine=args.engine)
     bar.close()
     print(report.summary())
     return 0
