@@ -48,6 +48,27 @@ def vector_of(explorer: Explorer, text: str):
     return _cached_vector(explorer, str(explorer.manifest["model"].get("fingerprint")), text)
 
 
+@st.cache_data(max_entries=4096, show_spinner=False)
+def _match(_explorer: Explorer, build_id: str, paper_id: str, text: str, top: int):
+    match = explain_match(_explorer, vector_of(_explorer, text), paper_id, top=top, query=text)
+    return [(s.start, s.end) for s in match.sentences], list(match.shared_terms)
+
+
+@st.cache_data(max_entries=4096, show_spinner=False)
+def _pair(_explorer: Explorer, build_id: str, paper_id: str, other_id: str):
+    pair = explain_pair(_explorer, paper_id, other_id, top=1)
+    return [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs], list(pair.shared_terms)
+
+
+def highlights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "", top: int = 2):
+    """(spans, shared terms) of a paper for a text or for another paper; cached per index build
+    (an index without sentence vectors embeds a paper's sentences the first time)."""
+    build_id = str(explorer.manifest.get("build_id"))
+    if other_id:
+        return _pair(explorer, build_id, other_id, paper_id)
+    return _match(explorer, build_id, paper_id, text, top)
+
+
 # -- state: one ViewState per session, mirrored in the URL -------------------------------
 def init_state(explorer: Explorer) -> None:
     if "view" in st.session_state:
@@ -172,10 +193,13 @@ def ask_ui(explorer: Explorer) -> None:
         st.caption(f"{len(hits)} papers closest to your question; highlighted: its best-matching "
                    "sentences.")
         downloads_ui(hits, "paper-explorer-results", "results")
-    for hit in hits:
-        match = explain_match(explorer, vector, hit.paper_id, query=state.query)
-        hit_ui(hit, f"q-{hit.paper_id}", [(s.start, s.end) for s in match.sentences],
-               terms_note(match.shared_terms))
+    explained = view.explained_count(explorer, len(hits))
+    if explained < len(hits):
+        st.caption(view.ON_DEMAND_NOTE.format(explained))
+    for number, hit in enumerate(hits):
+        lit = number < explained
+        spans, terms = highlights(explorer, hit.paper_id, state.query) if lit else ([], [])
+        hit_ui(hit, f"q-{hit.paper_id}", spans, terms_note(terms))
 
 
 def paper_ui(explorer: Explorer) -> None:
@@ -188,8 +212,7 @@ def paper_ui(explorer: Explorer) -> None:
     st.caption(" · ".join(escape_markdown(part) for part in facts))
     spans = []
     if state.query:
-        match = explain_match(explorer, vector_of(explorer, state.query), paper.paper_id)
-        spans = [(s.start, s.end) for s in match.sentences]
+        spans, _ = highlights(explorer, paper.paper_id, state.query)
         st.caption(f"Highlighted: the sentences closest to “{escape_markdown(plain(state.query, 80))}”.")
     st.markdown(rich_markdown(paper.abstract, spans))
     with st.container(horizontal=True):
@@ -201,10 +224,11 @@ def paper_ui(explorer: Explorer) -> None:
     hits = explorer.similar(paper.paper_id, state.top_k, state.filters())
     st.markdown("#### Similar papers")
     downloads_ui(hits, f"similar-to-{paper.paper_id}", "similar")
-    for hit in hits:
-        pair = explain_pair(explorer, paper.paper_id, hit.paper_id, top=1)
-        spans = [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs]
-        hit_ui(hit, f"n-{hit.paper_id}", spans, terms_note(pair.shared_terms))
+    explained = view.explained_count(explorer, len(hits))
+    for number, hit in enumerate(hits):
+        spans, terms = (highlights(explorer, hit.paper_id, other_id=paper.paper_id)
+                        if number < explained else ([], []))
+        hit_ui(hit, f"n-{hit.paper_id}", spans, terms_note(terms))
 
 
 def marked_ui(explorer: Explorer) -> None:
@@ -237,12 +261,9 @@ def recommendations_ui(explorer: Explorer) -> None:
     hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
     st.markdown("#### Recommended from the marked set")
     downloads_ui(hits, "recommendations", "recs")
-    vector = vector_of(explorer, state.steer) if state.steer.strip() else None
-    for hit in hits:
-        spans = []
-        if vector is not None:  # highlight the sentence closest to the steering words
-            match = explain_match(explorer, vector, hit.paper_id, top=1)
-            spans = [(s.start, s.end) for s in match.sentences]
+    explained = view.explained_count(explorer, len(hits)) if state.steer.strip() else 0
+    for number, hit in enumerate(hits):  # highlight the sentence closest to the steering words
+        spans = highlights(explorer, hit.paper_id, state.steer, top=1)[0] if number < explained else []
         hit_ui(hit, f"r-{hit.paper_id}", spans)
 
 

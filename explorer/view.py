@@ -14,6 +14,9 @@ from explorer.view_text import plain
 
 Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
 TRAIL_LIMIT = 12
+ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
+ON_DEMAND_NOTE = ("This index has no sentence vectors, so only the first {} results are "
+                  "highlighted (rebuild it without --no-sentences to highlight all).")
 
 
 def step_of(state: ViewState) -> Step | None:
@@ -50,6 +53,14 @@ def step_label(explorer: Explorer, step: Step, limit: int = 38) -> str:
     papers = {p.paper_id for p in explorer.papers}
     title = explorer.paper(value).title if value in papers else value
     return plain(title, limit)
+
+
+def explained_count(explorer: Explorer, count: int) -> int:
+    """How many of `count` hits get sentence highlights: all when the index stores sentence
+    vectors; else the first few, since each then embeds a whole abstract (~0.1 s on a CPU)."""
+    if "sentence_table" in explorer.artifacts.arrays:
+        return count
+    return min(count, ON_DEMAND_EXPLANATIONS)
 
 
 def query_note(query: str) -> str | None:

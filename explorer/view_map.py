@@ -92,11 +92,15 @@ def _add_focus(figure: go.Figure, explorer: Explorer, x: np.ndarray, y: np.ndarr
 
 def _add_topic_labels(figure: go.Figure, data: dict, x: np.ndarray, y: np.ndarray,
                       topic: np.ndarray) -> None:
+    """One label per topic at its median point (set at once: add_annotation is quadratic)."""
+    labels = []
     for info in data["topics"]:
         rows = topic == info["id"]
         if not rows.any():
             continue
-        figure.add_annotation(
-            x=float(np.median(x[rows])), y=float(np.median(y[rows])), showarrow=False,
-            text="<b>" + html.escape(", ".join(info["terms"][:3]) or info["label"]) + "</b>",
-            font={"size": 12, "color": "#333"}, bgcolor="rgba(255,255,255,0.7)", opacity=0.9)
+        labels.append({
+            "x": float(np.median(x[rows])), "y": float(np.median(y[rows])), "showarrow": False,
+            "text": "<b>" + html.escape(", ".join(info["terms"][:3]) or info["label"]) + "</b>",
+            "font": {"size": 12, "color": "#333"}, "bgcolor": "rgba(255,255,255,0.7)",
+            "opacity": 0.9})
+    figure.update_layout(annotations=labels)

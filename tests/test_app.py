@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.build import build
 from explorer.search import Explorer, Filters
-from tests.app_fixtures import APP, XSS_ID, small_index  # noqa: F401 (fixture)
+from explorer.view import ON_DEMAND_EXPLANATIONS
+from tests.app_fixtures import APP, XSS_ID, small_index, write_small_corpus  # noqa: F401
 
 QUESTION = "can diagonal state space layers follow non-commutative group operations"
 EXPECTED = "74c6b0a05165"  # the DCD state-space expressivity paper of the seeds
@@ -194,6 +196,20 @@ def test_a_missing_index_says_what_to_run(tmp_path, monkeypatch):
     assert not app.exception
     assert "explorer build" in app.error[0].value
     assert app.code[0].value.startswith("explorer build")
+
+
+def test_without_sentence_vectors_only_the_first_results_are_highlighted(tmp_path, monkeypatch):
+    out = tmp_path / "index"
+    build([write_small_corpus(tmp_path / "corpus")], out, "default", sentences=False)
+    app = ask(run_app(out, monkeypatch), "machine learning")
+    assert any("no sentence vectors" in c.value for c in app.caption)
+    def lit(elements) -> int:
+        return sum(":yellow-background[" in m.value for m in elements)
+
+    abstracts = [expander for expander in app.expander if expander.label == "Abstract"]
+    in_abstracts = sum(lit(expander.markdown) for expander in abstracts)
+    assert lit(app.markdown) - in_abstracts == ON_DEMAND_EXPLANATIONS  # one snippet per card
+    assert [lit(expander.markdown) > 0 for expander in abstracts] == [True] * 3 + [False] * 7
 
 
 def test_a_damaged_index_says_what_to_run(small_index, tmp_path, monkeypatch):  # noqa: F811
