@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.corpus import Paper
+from explorer.errors import UnknownPaperError
 from explorer.links import ViewState
 from explorer.search import Explorer, Hit
 from explorer.view_text import plain
@@ -50,8 +51,10 @@ def step_label(explorer: Explorer, step: Step, limit: int = 38) -> str:
     kind, value = step
     if kind == "q":
         return plain(value, limit)
-    papers = {p.paper_id for p in explorer.papers}
-    title = explorer.paper(value).title if value in papers else value
+    try:
+        title = explorer.paper(value).title
+    except UnknownPaperError:  # a step from before the index was rebuilt
+        title = value
     return plain(title, limit)
 
 

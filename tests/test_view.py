@@ -10,7 +10,16 @@ import pytest
 from explorer.corpus import Paper
 from explorer.links import ViewState
 from explorer.search import Explorer, Hit
-from explorer.view import go_to, loaded_facts, meta_parts, push, query_note, score_text, step_of
+from explorer.view import (
+    go_to,
+    loaded_facts,
+    meta_parts,
+    push,
+    query_note,
+    score_text,
+    step_label,
+    step_of,
+)
 from explorer.view_map import map_figure, shown_rows
 from explorer.view_text import HIGHLIGHT, escape_markdown, math_spans, plain, rich_markdown
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
@@ -125,3 +134,10 @@ def test_big_maps_draw_an_even_sample():
     assert list(shown_rows(5, limit=10)) == [0, 1, 2, 3, 4]
     rows = shown_rows(100_000, limit=20_000)
     assert len(rows) == 20_000 and rows[0] == 0 and rows[-1] == 99_999
+
+
+def test_trail_labels_name_questions_and_papers(small_index):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    assert step_label(explorer, ("q", "  what   is it? ")) == "what is it?"
+    assert step_label(explorer, ("paper", "gnn")) == "Message passing on molecular graphs"
+    assert step_label(explorer, ("paper", "gone"), limit=10) == "gone"
