@@ -19,7 +19,7 @@ from explorer.explain import explain_match, explain_pair
 from explorer.export import to_bibtex, to_csv
 from explorer.links import ViewState, decode, encode, link
 from explorer.search import Explorer, Hit
-from explorer.store import read_manifest
+from explorer.store import read_manifest, rebuild_hint
 from explorer.view_map import MAX_POINTS, map_figure
 from explorer.view_text import escape_markdown, plain, rich_markdown
 
@@ -195,7 +195,8 @@ def ask_ui(explorer: Explorer) -> None:
         downloads_ui(hits, "paper-explorer-results", "results")
     explained = view.explained_count(explorer, len(hits))
     if explained < len(hits):
-        st.caption(view.ON_DEMAND_NOTE.format(explained))
+        command = rebuild_hint(explorer.artifacts.folder, explorer.manifest)
+        st.caption(view.ON_DEMAND_NOTE.format(count=explained, command=command))
     for number, hit in enumerate(hits):
         lit = number < explained
         spans, terms = highlights(explorer, hit.paper_id, state.query) if lit else ([], [])

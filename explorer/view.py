@@ -16,8 +16,9 @@ from explorer.view_text import plain
 Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
 TRAIL_LIMIT = 12
 ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
-ON_DEMAND_NOTE = ("This index has no sentence vectors, so only the first {} results are "
-                  "highlighted (rebuild it without --no-sentences to highlight all).")
+ON_DEMAND_NOTE = ("This index has no sentence vectors (built with --no-sentences or by an older "
+                  "version), so only the first {count} results are highlighted. To highlight all: "
+                  "`{command}`")
 
 
 def step_of(state: ViewState) -> Step | None:
