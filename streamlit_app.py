@@ -71,25 +71,15 @@ def highlights(explorer: Explorer, paper_id: str, text: str = "", other_id: str 
 
 # -- state: one ViewState per session, mirrored in the URL -------------------------------
 def init_state(explorer: Explorer) -> None:
+    """Once per session: the view named by the URL (ids the index lacks are reported and dropped)."""
     if "view" in st.session_state:
         return
     state = decode({key: st.query_params.get_all(key) for key in st.query_params})
-    known = {p.paper_id for p in explorer.papers} | {a for p in explorer.papers for a in p.aliases}
-    unknown = [pid for pid in (state.paper_id, *state.like, *state.unlike) if pid and pid not in known]
+    state, unknown = view.known_only(explorer, state)
     if unknown:
         st.session_state.notice = f"This link names papers not in this index: {', '.join(unknown)}."
-        state = replace(state, like=tuple(p for p in state.like if p in known),
-                        unlike=tuple(p for p in state.unlike if p in known))
-        if state.paper_id not in known:
-            state = replace(state, page="ask" if state.page == "paper" else state.page, paper_id=None)
     st.session_state.update(view=state, trail=view.push((), view.step_of(state)),
-                            query_box=state.query, steer_box=state.steer,
-                            venues=list(state.venues), sources=list(state.sources),
-                            top_k=min(TOP_K_CHOICES, key=lambda k: abs(k - state.top_k)))
-    years = explorer.facets()["years"]
-    if years:
-        top = max(years[-1], years[0] + 1)
-        st.session_state.years = (state.year_min or years[0], state.year_max or top)
+                            **view.widget_values(explorer, state, TOP_K_CHOICES))
 
 
 def navigate(state: ViewState) -> None:

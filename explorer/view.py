@@ -47,6 +47,35 @@ def go_to(state: ViewState, step: Step) -> ViewState:
     raise ValueError(f"unknown trail step kind {kind!r}")
 
 
+def known_only(explorer: Explorer, state: ViewState) -> tuple[ViewState, list[str]]:
+    """`state` without the paper ids this index lacks (e.g. from an old link), and those ids."""
+    def known(paper_id: str) -> bool:
+        try:
+            explorer.row(paper_id)
+        except UnknownPaperError:
+            return False
+        return True
+
+    unknown = [pid for pid in (state.paper_id, *state.like, *state.unlike) if pid and not known(pid)]
+    state = replace(state, like=tuple(p for p in state.like if known(p)),
+                    unlike=tuple(p for p in state.unlike if known(p)))
+    if state.paper_id and not known(state.paper_id):
+        state = replace(state, page="ask" if state.page == "paper" else state.page, paper_id=None)
+    return state, unknown
+
+
+def widget_values(explorer: Explorer, state: ViewState, top_k_choices: list[int]) -> dict[str, Any]:
+    """Initial values of the app's input widgets (by key) for `state`."""
+    values: dict[str, Any] = {
+        "query_box": state.query, "steer_box": state.steer, "venues": list(state.venues),
+        "sources": list(state.sources),
+        "top_k": min(top_k_choices, key=lambda k: abs(k - state.top_k))}
+    years = explorer.facets()["years"]
+    if years:
+        values["years"] = (state.year_min or years[0], state.year_max or max(years[-1], years[0] + 1))
+    return values
+
+
 def step_label(explorer: Explorer, step: Step, limit: int = 38) -> str:
     """Short plain-text label for a trail step (the caller escapes it for Markdown)."""
     kind, value = step
