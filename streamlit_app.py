@@ -18,7 +18,7 @@ from explorer.errors import ExplorerError
 from explorer.explain import explain_match, explain_pair
 from explorer.export import to_bibtex, to_csv
 from explorer.links import ViewState, decode, encode, link
-from explorer.search import Explorer, Hit
+from explorer.search import Explorer, Filters, Hit
 from explorer.store import read_manifest, rebuild_hint
 from explorer.view_map import MAX_POINTS, map_figure
 from explorer.view_text import escape_markdown, plain, rich_markdown
@@ -58,6 +58,28 @@ def _match(_explorer: Explorer, build_id: str, paper_id: str, text: str, top: in
 def _pair(_explorer: Explorer, build_id: str, paper_id: str, other_id: str):
     pair = explain_pair(_explorer, paper_id, other_id, top=1)
     return [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs], list(pair.shared_terms)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _ranked(_explorer: Explorer, build_id: str, verb: str, subject: tuple, top_k: int,
+            narrowing: tuple) -> list[Hit]:
+    filters = Filters(frozenset(narrowing[0]), frozenset(narrowing[1]), *narrowing[2:])
+    if verb == "search":
+        vector = vector_of(_explorer, subject[0])
+        return _explorer.search_vector(vector, top_k, filters, text=subject[0])
+    if verb == "similar":
+        return _explorer.similar(subject[0], top_k, filters)
+    return _explorer.recommend(*subject, top_k=top_k, filters=filters)
+
+
+def ranked(explorer: Explorer, verb: str, *subject, top_k: int = 0, narrow: bool = True) -> list[Hit]:
+    """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
+    view's filters; cached per index build, so clicks that rerun the page cost no search."""
+    state = current()
+    narrowing = ((state.venues, state.sources, state.year_min, state.year_max) if narrow
+                 else ((), (), None, None))
+    return _ranked(explorer, str(explorer.manifest.get("build_id")), verb, subject,
+                   top_k or state.top_k, narrowing)
 
 
 def highlights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "", top: int = 2):
@@ -174,8 +196,7 @@ def ask_ui(explorer: Explorer) -> None:
     for note in (view.query_note(state.query), explorer.query_note(state.query)):
         if note:
             st.info(note, icon=":material/info:")
-    vector = vector_of(explorer, state.query)
-    hits = explorer.search_vector(vector, state.top_k, state.filters(), text=state.query)
+    hits = ranked(explorer, "search", state.query)
     if not hits:
         st.warning("No paper matches the filters. Widen them in the sidebar.")
         return
@@ -212,7 +233,7 @@ def paper_ui(explorer: Explorer) -> None:
                   args=(replace(state, page="map"),))
         if paper.url and paper.url.startswith(("https://", "http://")):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
-    hits = explorer.similar(paper.paper_id, state.top_k, state.filters())
+    hits = ranked(explorer, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     downloads_ui(hits, f"similar-to-{paper.paper_id}", "similar")
     explained = view.explained_count(explorer, len(hits))
@@ -249,7 +270,7 @@ def marked_ui(explorer: Explorer) -> None:
 def recommendations_ui(explorer: Explorer) -> None:
     """Papers like the liked ones, unlike the unliked ones, steered by the optional words."""
     state = current()
-    hits = explorer.recommend(state.like, state.unlike, state.steer, state.top_k, state.filters())
+    hits = ranked(explorer, "recommend", state.like, state.unlike, state.steer)
     st.markdown("#### Recommended from the marked set")
     downloads_ui(hits, "recommendations", "recs")
     explained = view.explained_count(explorer, len(hits)) if state.steer.strip() else 0
@@ -260,7 +281,10 @@ def recommendations_ui(explorer: Explorer) -> None:
 
 def map_ui(explorer: Explorer) -> None:
     state = current()
-    neighbours = [h.paper_id for h in explorer.similar(state.paper_id, 10)] if state.paper_id else []
+    neighbours = []
+    if state.paper_id:
+        nearest = ranked(explorer, "similar", state.paper_id, top_k=10, narrow=False)
+        neighbours = [hit.paper_id for hit in nearest]
     figure = map_figure(explorer, state.paper_id, neighbours)
     if figure is None:
         inputs = " ".join(explorer.manifest.get("inputs") or ["seeds"])
