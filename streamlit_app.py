@@ -132,7 +132,7 @@ def on_map_click(key: str) -> None:
 def title_md(hit_or_paper) -> str:
     paper = getattr(hit_or_paper, "paper", hit_or_paper)
     badge = " :gray-badge[derived title]" if paper.title_is_derived else ""
-    return f"**{escape_markdown(paper.title)}**{badge}"
+    return f"**{rich_markdown(paper.title)}**{badge}"  # titles may carry LaTeX too
 
 
 def mark_buttons_ui(paper_id: str, key: str) -> None:
@@ -217,7 +217,7 @@ def ask_ui(explorer: Explorer) -> None:
 def paper_ui(explorer: Explorer) -> None:
     state = current()
     paper = explorer.paper(state.paper_id)
-    st.markdown(f"### {escape_markdown(paper.title)}")
+    st.markdown(f"### {rich_markdown(paper.title)}")
     if paper.title_is_derived:
         st.caption(":gray-badge[derived title] written from the abstract; the paper has none.")
     facts = view.meta_parts(paper) + [f"id {paper.paper_id}"]
