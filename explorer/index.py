@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import faiss
@@ -15,6 +16,7 @@ INDEX_TYPES = (EXACT, HNSW)
 HNSW_M = 32  # graph degree: recall@10 >= 0.95 at 1M vectors (benchmarks/results)
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 64
+FEW_QUERIES = 4  # batches this small search single-threaded (see _threads)
 EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
 
 
@@ -73,6 +75,10 @@ class VectorIndex:
         if queries.shape[1] != self.dimension:
             raise ValueError(f"query dimension {queries.shape[1]} != index {self.dimension}")
         top_k = max(1, min(top_k, self.count))
+        with _threads(1 if len(queries) <= FEW_QUERIES else None):
+            return self._search(queries, top_k, allowed)
+
+    def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None):
         if allowed is None:
             return self._index.search(queries, top_k)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)  # the selector points into it
@@ -96,6 +102,25 @@ class VectorIndex:
     @classmethod
     def load(cls, path: Path, kind: str) -> VectorIndex:
         return cls(faiss.read_index(os.fspath(path)), kind)
+
+
+@contextmanager
+def _threads(count: int | None) -> Iterator[None]:
+    """Run FAISS with `count` OpenMP threads inside the block (None: leave as is).
+
+    A single query gains little from threads and loses a lot when the cores are busy: on the
+    shared 2-core machine, exact search over 100k vectors took 115-133 ms with 2 threads and
+    25-31 ms with 1 (benchmarks/README.md).
+    """
+    if count is None:
+        yield
+        return
+    previous = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(count)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(previous)
 
 
 def _as_matrix(vectors: np.ndarray) -> np.ndarray:

@@ -114,7 +114,8 @@ def test_hnsw_search_and_similar_match_brute_force(hnsw_explorer: Explorer):
     assert [h.paper_id for h in hits] == expected[:TOP_K]
     paper = hnsw_explorer.papers[3]
     vector = hnsw_explorer.vectors[3]
-    neighbours = [h.paper_id for h in hnsw_explorer.similar(paper.paper_id, top_k=TOP_K)]
+    neighbours = [h.paper_id for h in hnsw_explorer.similar(paper.paper_id, top_k=TOP_K,
+                                                            mode="dense")]
     assert paper.paper_id not in neighbours
     assert neighbours == [pid for pid in _brute_force_ids(hnsw_explorer, vector, lambda p: True)
                           if pid != paper.paper_id][:TOP_K]
@@ -128,5 +129,5 @@ def test_hnsw_filters_apply_inside_the_search(hnsw_explorer: Explorer):
     expected = _brute_force_ids(hnsw_explorer, hnsw_explorer.embed_query(query), keep)
     assert [h.paper_id for h in hits] == expected[:TOP_K]
     paper = hnsw_explorer.papers[0]
-    similar = hnsw_explorer.similar(paper.paper_id, top_k=TOP_K, filters=filters)
+    similar = hnsw_explorer.similar(paper.paper_id, top_k=TOP_K, filters=filters, mode="dense")
     assert similar and all(keep(h.paper) and h.paper_id != paper.paper_id for h in similar)

@@ -1,0 +1,119 @@
+"""Shared helpers for the speed benchmarks: real abstracts, timing, tables, result files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+PAPERLISTS = ROOT.parent / "shared" / "data" / "paperlists-ml" / "corpus.jsonl.gz"
+RESULTS = Path(__file__).resolve().parent / "results"
+CACHE = Path(os.environ.get("EXPLORER_CACHE") or Path.home() / ".cache" / "paper-explorer")
+QUERIES = [
+    "graph neural networks for molecular property prediction",
+    "which sequence models can track non-abelian groups?",
+    "reinforcement learning for legged robot locomotion",
+    "diffusion models for video generation",
+    "how to reduce communication in distributed training",
+    "uncertainty estimation in deep neural networks",
+    "visual place recognition under changing lighting",
+    "contrastive learning of sentence embeddings",
+    "sample complexity of policy gradient methods",
+    "simultaneous localization and mapping with lidar",
+    "adversarial examples against image classifiers",
+    "machine translation for low-resource languages",
+    "grasp planning for robotic manipulation",
+    "variational inference with normalizing flows",
+    "fairness constraints in classification",
+    "3D object detection from point clouds",
+]
+
+
+def require_paperlists() -> None:
+    if not PAPERLISTS.is_file():
+        sys.exit(f"benchmark needs {PAPERLISTS} (paperlists-ml); it is not there.")
+
+
+def load_abstracts(count: int, seed: int = 0) -> list[dict[str, Any]]:
+    """`count` random paperlists-ml records (fixed seed), as dicts with doc_id/title/abstract."""
+    require_paperlists()
+    with gzip.open(PAPERLISTS, "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle]
+    rng = np.random.default_rng(seed)
+    picked = rng.choice(len(records), size=min(count, len(records)), replace=False)
+    return [records[i] for i in picked]
+
+
+def paper_text(record: dict[str, Any]) -> str:
+    """What the product embeds for a record with a real title (explorer.corpus.Paper.text)."""
+    return f"{record['title']}. {record['abstract']}"
+
+
+def timed(function: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    value = function()
+    return time.perf_counter() - started, value
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    values = np.array(seconds) * 1000
+    return {"p50_ms": round(float(np.percentile(values, 50)), 2),
+            "p99_ms": round(float(np.percentile(values, 99)), 2)}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def machine() -> dict[str, Any]:
+    flags = ""
+    try:
+        flags = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        pass
+    model = next((line.split(":", 1)[1].strip() for line in flags.splitlines()
+                  if line.startswith("Model name")), platform.processor())
+    return {"cpu": model, "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """A markdown table of `rows` restricted to `columns`."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join(_cell(row.get(c, "")) for c in columns) + " |")
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def save(name: str, title: str, rows: list[dict[str, Any]], columns: list[str],
+         notes: str = "") -> str:
+    """Print the table and write results/<name>.md and .json (overwriting the last run)."""
+    RESULTS.mkdir(exist_ok=True)
+    info = machine()
+    text = (f"# {title}\n\n{info['date']} · {info['cpu']} · {info['cores']} cores · "
+            f"load average at the end {info['load_average']} (shared machine: only ratios "
+            f"within one run are meaningful)\n\n{table(rows, columns)}\n\n{notes}\n")
+    print(text)
+    (RESULTS / f"{name}.md").write_text(text, encoding="utf-8")
+    payload = {"benchmark": name, "machine": info, "rows": rows, "notes": notes}
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return text

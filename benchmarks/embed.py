@@ -1,0 +1,87 @@
+"""Embedding throughput and drift: each backend beside plain `SentenceTransformer.encode` (fp32).
+
+All configurations embed the same real abstracts in the same run, interleaved over rounds; the
+best round counts (the machine is shared, so the least disturbed round is the fairest). Drift is
+1 - cosine to the baseline's vector of the same abstract; top-10 changes compare, for 16
+queries, the ten nearest abstracts found with the baseline's vectors and with the backend's.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks.common import QUERIES, load_abstracts, paper_text, save, timed
+from explorer.embedder import Embedder, _sentence_transformer, resolve_model
+
+TOP_K = 10
+
+
+def run(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="benchmarks.run embed")
+    parser.add_argument("--n", type=int, default=1000, help="abstracts (default 1000)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--backends", default="openvino:32,openvino:8,onnx-int8:32,onnx:32")
+    args = parser.parse_args(argv)
+    texts = [paper_text(r) for r in load_abstracts(args.n)]
+    spec = resolve_model("default")
+    model = _sentence_transformer(spec.path)
+    configs = {"baseline": _baseline(model, texts)}
+    for item in args.backends.split(","):
+        backend, batch = item.split(":")
+        embedder = Embedder(spec, backend=backend, batch_size=int(batch))
+        configs[f"{backend} (batch {batch}, {embedder.precision})"] = _product(embedder, texts)
+    best: dict[str, float] = {}
+    vectors: dict[str, np.ndarray] = {}
+    for _ in range(args.rounds):
+        for name, embed in configs.items():
+            seconds, vectors[name] = timed(embed)
+            best[name] = min(best.get(name, float("inf")), seconds)
+    reference = (vectors["baseline"], configs["baseline"].queries)
+    rows = [_row(name, len(texts) / best[name], len(texts) / best["baseline"],
+                 (vectors[name], configs[name].queries), reference)
+            for name in configs]
+    save("embed", f"Embedding throughput and drift, {len(texts)} paperlists-ml abstracts",
+         rows, ["config", "abstracts_per_s", "ratio", "drift_mean", "drift_max",
+                "query_drift_max", "top10_sets_changed", "top10_overlap"],
+         notes=__doc__.strip())
+
+
+class _Embed:
+    """A callable embedding the texts, plus the query vectors it gives (for top-k checks)."""
+
+    def __init__(self, documents, queries) -> None:
+        self._documents, self.queries = documents, queries
+
+    def __call__(self) -> np.ndarray:
+        return self._documents()
+
+
+def _baseline(model, texts: list[str]) -> _Embed:
+    def encode(items: list[str]) -> np.ndarray:
+        vectors = model.encode(items)  # the defaults: batch 32, fp32, not normalised
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    return _Embed(lambda: encode(texts), encode(QUERIES))
+
+
+def _product(embedder: Embedder, texts: list[str]) -> _Embed:
+    queries = np.vstack([embedder.embed_query(q) for q in QUERIES])
+    return _Embed(lambda: embedder.embed_documents(texts), queries)
+
+
+def _row(name: str, speed: float, baseline_speed: float, found: tuple, reference: tuple) -> dict:
+    """One table row; `found` and `reference` are (documents (n, d), queries (q, d))."""
+    (vectors, queries), (base_vectors, base_queries) = found, reference
+    drift = 1.0 - np.einsum("ij,ij->i", vectors, base_vectors)
+    query_drift = 1.0 - np.einsum("ij,ij->i", queries, base_queries)
+    ours = np.argsort(-(queries @ vectors.T), axis=1)[:, :TOP_K]
+    theirs = np.argsort(-(base_queries @ base_vectors.T), axis=1)[:, :TOP_K]
+    overlaps = [len(set(a) & set(b)) / TOP_K for a, b in zip(ours, theirs)]
+    return {"config": name, "abstracts_per_s": round(speed, 2),
+            "ratio": round(speed / baseline_speed, 2),
+            "drift_mean": round(float(drift.mean()), 5), "drift_max": round(float(drift.max()), 5),
+            "query_drift_max": round(float(query_drift.max()), 5),
+            "top10_sets_changed": f"{sum(o < 1 for o in overlaps)}/{len(overlaps)}",
+            "top10_overlap": round(float(np.mean(overlaps)), 3)}

@@ -1,0 +1,92 @@
+"""Index folders of paperlists-ml at benchmark sizes, built by the product's own `build`.
+
+Embedding 92k abstracts takes hours on a shared 2-core machine, so the vectors come from the
+full paperlists-ml build (`/root/.cache/paper-explorer/paperlists-ml`: its finished index, or
+the checkpoint blocks of a build still running). Papers it has not embedded yet get a stand-in:
+the vector of a random embedded paper plus noise, renormalised. Exact search costs the same for
+any values; the result files say how many vectors were real.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import CACHE, load_abstracts
+from explorer.build import build
+from explorer.checkpoint import Checkpoint
+from explorer.corpus import read_corpus
+from explorer.embedder import Embedder, resolve_model
+from explorer.errors import ExplorerError
+from explorer.store import load_artifacts
+
+FULL_BUILD = CACHE / "paperlists-ml"
+WORK = CACHE / "bench"
+
+
+def papers_file(size: int) -> Path:
+    """A JSONL file of `size` paperlists-ml records (fixed random order; prefix of the next)."""
+    path = WORK / f"papers-{size}.jsonl"
+    if not path.is_file():
+        WORK.mkdir(parents=True, exist_ok=True)
+        records = load_abstracts(10**6)[:size]
+        keep = ("doc_id", "title", "abstract", "venue", "year", "authors", "url")
+        lines = [json.dumps({k: r.get(k) for k in keep}, ensure_ascii=False) for r in records]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def real_vectors() -> dict[str, np.ndarray]:
+    """Vectors by text hash from the full paperlists-ml build, finished or in progress."""
+    found: dict[str, np.ndarray] = {}
+    try:
+        artifacts = load_artifacts(FULL_BUILD)
+        vectors = artifacts.index.vectors()
+        found = {p.text_hash: vectors[row] for row, p in enumerate(artifacts.papers)}
+    except ExplorerError:
+        pass
+    for names in sorted(FULL_BUILD.glob(".partial-*/block-*.json")):
+        hashes = json.loads(names.read_text(encoding="utf-8"))
+        found.update(zip(hashes, np.load(names.with_suffix(".npy"))))
+    return found
+
+
+def prepare(size: int, kind: str = "auto") -> tuple[Path, int]:
+    """An index folder of `size` papers (index `kind`); returns (folder, real vectors used)."""
+    out = WORK / f"index-{size}-{kind}"
+    source = papers_file(size)
+    papers = read_corpus([source]).papers
+    real = real_vectors()
+    count = sum(p.text_hash in real for p in papers)
+    try:
+        if load_artifacts(out).manifest.get("count") == len(papers):
+            return out, count
+    except ExplorerError:
+        pass
+    spec = resolve_model("default")
+    vectors = _with_stand_ins([p.text_hash for p in papers], real)
+    Checkpoint(out, spec.fingerprint).save([p.text_hash for p in papers], vectors,
+                                           Embedder(spec).info)
+    build([source], out, "default", index_type=kind, sentences=False)  # resumes: embeds nothing
+    if not np.allclose(load_artifacts(out).index.vectors(), vectors):
+        raise RuntimeError(f"{out} does not hold the prepared vectors")
+    return out, count
+
+
+def _with_stand_ins(hashes: list[str], real: dict[str, np.ndarray]) -> np.ndarray:
+    """(n, d) vectors: the real one where known, else a noisy copy of a random real one."""
+    rng = np.random.default_rng(0)
+    pool = np.array(list(real.values()), dtype=np.float32)
+    if len(pool) == 0:
+        raise RuntimeError(f"no real vectors in {FULL_BUILD}: start its build first "
+                           "(see benchmarks/README.md)")
+    out = np.empty((len(hashes), pool.shape[1]), dtype=np.float32)
+    for row, text_hash in enumerate(hashes):
+        if text_hash in real:
+            out[row] = real[text_hash]
+        else:
+            vector = pool[rng.integers(len(pool))] + 0.04 * rng.normal(size=pool.shape[1])
+            out[row] = vector / np.linalg.norm(vector)
+    return out

@@ -1,0 +1,85 @@
+"""Query latency end to end (query embedding + search + result records), p50 / p99.
+
+Product: `Explorer.open(folder).search(query, top_k=10)` (its default mode, dense, on the
+index type `build` chose). Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force
+NumPy `vectors @ q`, top 10 by argpartition, and the same records as dicts. Both answer the
+same queries in the same run, interleaved; the first (warm-up) query of each is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from benchmarks.common import QUERIES, ROOT, save, timed
+from benchmarks.indexes import WORK, prepare
+from explorer.build import build
+from explorer.embedder import _sentence_transformer, resolve_model
+from explorer.search import Explorer
+
+TOP_K = 10
+
+
+def run(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="benchmarks.run query")
+    parser.add_argument("--sizes", default="71,10000,91908")
+    parser.add_argument("--kinds", default="auto", help="index types, e.g. auto,hnsw")
+    parser.add_argument("--repeats", type=int, default=4, help="passes over the 16 queries")
+    args = parser.parse_args(argv)
+    model = _sentence_transformer(resolve_model("default").path)
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        for kind in args.kinds.split(","):
+            folder, real = _folder(size, kind)
+            rows.append(_measure(Explorer.open(folder), model, args.repeats, real))
+    save("query", "Query latency end to end, top 10", rows,
+         ["papers", "index", "real_vectors", "product_p50_ms", "product_p99_ms",
+          "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "backend"],
+         notes=__doc__.strip())
+
+
+def _folder(size: int, kind: str):
+    if size == 71:
+        out = WORK / f"index-seeds-{kind}"
+        build([ROOT / "seeds"], out, "default", index_type=kind, sentences=False)
+        return out, 71
+    return prepare(size, kind)
+
+
+def _measure(explorer: Explorer, model, repeats: int, real: int) -> dict:
+    vectors = np.array(explorer.vectors)  # the baseline's own copy, as a plain script keeps
+    papers = explorer.papers
+
+    def baseline(query: str) -> list[dict]:
+        vector = model.encode(query)
+        vector = vector / np.linalg.norm(vector)
+        scores = vectors @ vector
+        top = np.argpartition(-scores, TOP_K)[:TOP_K]
+        top = top[np.argsort(-scores[top])]
+        return [{**papers[i].to_dict(), "score": float(scores[i])} for i in top]
+
+    def product(query: str) -> list[dict]:
+        return [hit.to_dict() for hit in explorer.search(query, top_k=TOP_K)]
+
+    product(QUERIES[0]), baseline(QUERIES[0])  # warm-up: model load, first-call costs
+    ours, theirs = [], []
+    for _ in range(repeats):
+        for query in QUERIES:
+            ours.append(timed(lambda q=query: product(q))[0])
+            theirs.append(timed(lambda q=query: baseline(q))[0])
+    ours_ms, theirs_ms = np.percentile(ours, [50, 99]) * 1000, np.percentile(theirs, [50, 99]) * 1000
+    info = explorer.embedder.info
+    return {"papers": len(papers), "index": explorer.manifest["index_type"], "real_vectors": real,
+            "product_p50_ms": round(ours_ms[0], 2), "product_p99_ms": round(ours_ms[1], 2),
+            "baseline_p50_ms": round(theirs_ms[0], 2), "baseline_p99_ms": round(theirs_ms[1], 2),
+            "p50_ratio": round(theirs_ms[0] / ours_ms[0], 2),
+            "p99_ratio": round(theirs_ms[1] / ours_ms[1], 2),
+            "backend": f"{info['backend']}/{info['precision']}",
+            "index_bytes_per_paper": _bytes_per_paper(explorer)}
+
+
+def _bytes_per_paper(explorer: Explorer) -> float:
+    entry = explorer.manifest["files"]["index"]
+    return round(os.path.getsize(explorer.artifacts.folder / entry["name"]) / len(explorer.papers), 1)

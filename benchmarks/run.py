@@ -1,0 +1,27 @@
+"""Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
+
+NAME is one of: embed, query, build, coldstart, large. Each prints a markdown table (the
+product's path beside a plain baseline measured in the same run, with the ratio) and writes it
+to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
+              "build": "benchmarks.build", "coldstart": "benchmarks.coldstart",
+              "large": "benchmarks.large"}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in BENCHMARKS:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    importlib.import_module(BENCHMARKS[argv[0]]).run(argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
