@@ -199,6 +199,8 @@ def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:
     return {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "dataset": str(dataset),
             "papers": len(explorer.papers), "model": model.get("id"),
             "max_seq_length": model.get("max_seq_length"),
+            "backend": " ".join(str(model[k]) for k in ("backend", "precision") if model.get(k))
+            or "sentence-transformers (torch)",
             "index_type": explorer.manifest.get("index_type"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.system()})",
             "command": command}

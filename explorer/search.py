@@ -30,10 +30,12 @@ from explorer.ranking import (
 from explorer.store import Artifacts, load_artifacts, rebuild_hint
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
-# `explorer eval` on ACM-CR (see benchmarks/results/): dense until hybrid is shown to win.
-DEFAULT_MODE = DENSE
+# `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid
+# beat both lexical and dense in nDCG@10 on all three query sets, on 3k and 10k papers.
+DEFAULT_MODE = HYBRID
 RECOMMENDERS = ("centroid", "svm")
-DEFAULT_RECOMMENDER = "centroid"
+# Same results file: the per-request SVM recovered held-out references better than the centroid.
+DEFAULT_RECOMMENDER = "svm"
 
 
 class Explorer:
@@ -148,22 +150,26 @@ class Explorer:
 
     def rank(self, text: str, vector: np.ndarray | None, top_k: int = 10,
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
-             mode: str = DENSE, diverse: bool = False) -> list[Hit]:
+             mode: str = DENSE, diverse: bool = False,
+             dense_scores: np.ndarray | None = None) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel.
 
         Hybrid fuses the top CANDIDATES of each channel by reciprocal rank fusion; hits carry
-        the cosine to `vector` as their score (BM25 score in lexical mode)."""
+        the cosine to `vector` as their score (BM25 score in lexical mode). `dense_scores`
+        (n,), when given, replaces the vector search as the dense channel (e.g. an SVM's)."""
         check_mode(mode)
         exclude = set(exclude)
         depth = max(CANDIDATES, top_k) if (mode == HYBRID or diverse) else top_k
         if mode == LEXICAL:
             rows, scores = self._lexical_rows(text, depth, filters, exclude)
-        elif mode == DENSE:
-            rows, scores = self._dense_rows(vector, depth, filters, exclude)
+        elif dense_scores is not None:
+            shifted = dense_scores - dense_scores.min() + 1e-6  # top_rows keeps scores > 0
+            rows, scores = top_rows(shifted, depth, self._facets.blocked(filters, exclude))
         else:
-            dense, _ = self._dense_rows(vector, depth, filters, exclude)
+            rows, scores = self._dense_rows(vector, depth, filters, exclude)
+        if mode == HYBRID:
             lexical, _ = self._lexical_rows(text, depth, filters, exclude)
-            rows, scores = reciprocal_rank_fusion([dense, lexical])
+            rows, scores = reciprocal_rank_fusion([rows, lexical])
         if diverse and len(rows):
             order = mmr(scores, self.vectors[rows], top_k)
             rows, scores = rows[order], scores[order]
@@ -195,17 +201,15 @@ class Explorer:
         target = centroid_target(self.vectors[liked], self.vectors[disliked], query_vector)
         exclude = set(liked) | set(disliked)
         mode = self._mode(mode)
-        if method == "centroid" or not liked:
-            words = [lexical_text(self.papers[row]) for row in liked] + [query or ""]
-            text = " ".join(words) if mode != DENSE else ""
-            return self.rank(text, target, top_k, filters, exclude, mode=mode, diverse=diverse)
-        scores = svm_scores(self.vectors, liked, disliked)
-        if query_vector is not None:
-            scores = scores + self.vectors @ query_vector
-        blocked = self._facets.blocked(filters, exclude)
-        rows, _ = top_rows(scores - scores.min() + 1e-6, top_k, blocked)
-        cosines = self.vectors[rows] @ target
-        return [self._hit(i, float(c), int(r)) for i, (c, r) in enumerate(zip(cosines, rows), 1)]
+        words = [lexical_text(self.papers[row]) for row in liked] + [query or ""]
+        text = " ".join(words) if mode != DENSE else ""
+        scores = None
+        if method == "svm" and liked and mode != LEXICAL:
+            scores = svm_scores(self.vectors, liked, disliked)
+            if query_vector is not None:
+                scores = scores + self.vectors @ query_vector
+        return self.rank(text, target, top_k, filters, exclude, mode=mode, diverse=diverse,
+                         dense_scores=scores)
 
     def percentile(self, score: float) -> float | None:
         """Share of random paper pairs in this corpus less similar than `score` (0-100)."""

@@ -19,7 +19,7 @@ from tests.paraphrases import PARAPHRASES
 def test_a_paraphrase_finds_its_paper_first(seeds_explorer: Explorer, query: str, marker: str):
     targets = [p.paper_id for p in seeds_explorer.papers if marker in p.abstract]
     assert len(targets) == 1
-    assert seeds_explorer.search(query, top_k=3)[0].paper_id == targets[0]
+    assert seeds_explorer.search(query, top_k=3, mode="dense")[0].paper_id == targets[0]
 
 
 def _brute_force(explorer: Explorer, vector: np.ndarray) -> list[tuple[str, float]]:
@@ -32,7 +32,7 @@ def _brute_force(explorer: Explorer, vector: np.ndarray) -> list[tuple[str, floa
                                    "optimizers with less communication"])
 def test_search_equals_a_brute_force_numpy_ranking(seeds_explorer: Explorer, query: str):
     expected = _brute_force(seeds_explorer, seeds_explorer.embed_query(query))
-    hits = seeds_explorer.search(query, top_k=71)
+    hits = seeds_explorer.search(query, top_k=71, mode="dense")
     assert [h.rank for h in hits] == list(range(1, 72))
     np.testing.assert_allclose([h.score for h in hits], [s for _, s in expected], atol=1e-5)
     ids = [h.paper_id for h in hits]
@@ -44,7 +44,7 @@ def test_similar_excludes_the_paper_and_matches_brute_force(seeds_explorer: Expl
     duplicated = [p for p in seeds_explorer.papers if len(p.sources) == 2]
     assert duplicated
     for paper in duplicated + seeds_explorer.papers[:5]:
-        hits = seeds_explorer.similar(paper.paper_id, top_k=70)
+        hits = seeds_explorer.similar(paper.paper_id, top_k=70, mode="dense")
         assert paper.paper_id not in [h.paper_id for h in hits]
         assert len(hits) == 70
         row = seeds_explorer.row(paper.paper_id)
@@ -54,7 +54,8 @@ def test_similar_excludes_the_paper_and_matches_brute_force(seeds_explorer: Expl
 
 
 def test_scores_are_cosines_with_corpus_percentiles(seeds_explorer: Explorer):
-    hits = seeds_explorer.search("spoken dialogue models that think before answering", 5)
+    hits = seeds_explorer.search("spoken dialogue models that think before answering", 5,
+                                 mode="dense")
     assert all(-1.0 <= h.score <= 1.0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     percentiles = [h.percentile for h in hits]

@@ -45,7 +45,7 @@ def main() -> None:
     tasks = list(cases(explorer, args.dataset, args.seeds, random.Random(0)))
     print(f"{len(explorer.papers)} papers; {len(tasks)} citing papers with >= {args.seeds + 2} "
           f"references in the index; {args.seeds} seeds each")
-    for method, mode in [(name, "dense") for name in RECOMMENDERS] + [("centroid", "hybrid")]:
+    for method, mode in [(name, mode) for name in RECOMMENDERS for mode in ("dense", "hybrid")]:
         started = time.perf_counter()
         per_query = []
         for like, relevant in tasks:
