@@ -24,7 +24,7 @@ TOP_K = 10
 
 def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run query")
-    parser.add_argument("--sizes", default="71,10000,91908")
+    parser.add_argument("--sizes", default="71,10000,91808")
     parser.add_argument("--kinds", default="auto", help="index types, e.g. auto,hnsw")
     parser.add_argument("--repeats", type=int, default=4, help="passes over the 16 queries")
     args = parser.parse_args(argv)
@@ -34,7 +34,8 @@ def run(argv: list[str]) -> None:
         for kind in args.kinds.split(","):
             folder, real = _folder(size, kind)
             rows.append(_measure(Explorer.open(folder), model, args.repeats, real))
-    save("query", "Query latency end to end, top 10", rows,
+    name = "query" if args.kinds == "auto" else f"query-{args.kinds.replace(',', '-')}"
+    save(name, "Query latency end to end, top 10", rows,
          ["papers", "index", "real_vectors", "product_p50_ms", "product_p99_ms",
           "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "backend"],
          notes=__doc__.strip())

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
-              "build": "benchmarks.build", "coldstart": "benchmarks.coldstart",
+              "build": "benchmarks.build_time", "coldstart": "benchmarks.coldstart",
               "large": "benchmarks.large"}
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -99,3 +101,18 @@ def test_bad_arguments_are_value_errors(spec):
         Embedder(spec, backend="tpu")
     with pytest.raises(ValueError, match="batch_size"):
         Embedder(spec, batch_size=0)
+
+
+def test_a_query_process_never_imports_torch(seeds_index):
+    """The exported backends answer queries without torch or sentence-transformers (cold start)."""
+    code = ("import sys\nfrom explorer.search import Explorer\n"
+            "explorer = Explorer.open(sys.argv[1])\n"
+            "assert explorer.search('graph neural networks', top_k=3)\n"
+            "print(explorer.embedder.backend, 'torch' in sys.modules,"
+            " 'sentence_transformers' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code, str(seeds_index)], capture_output=True,
+                            text=True, check=True)
+    backend, torch_loaded, st_loaded = result.stdout.split()
+    if backend == TORCH:
+        pytest.skip("no exported backend runs on this machine: torch is the fallback")
+    assert (torch_loaded, st_loaded) == ("False", "False")

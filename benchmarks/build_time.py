@@ -1,0 +1,121 @@
+"""Build time, peak memory and index size; adding 100 papers to a built index.
+
+Each measurement runs in a fresh child process that reports its own wall time and peak RSS.
+- build N: `explorer.build.build` of N paperlists-ml abstracts (embedding included, no
+  sentence vectors) beside the plain baseline: `SentenceTransformer.encode` fp32,
+  `faiss.IndexFlatIP`, `faiss.write_index`, papers written as JSON lines.
+- add 100: the product's incremental build of a large prepared index (see indexes.py) plus
+  100 new papers, beside the plain baseline: encode the 100, `index.add`, write the index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common import load_abstracts, peak_rss_mb, save
+from benchmarks.indexes import WORK, papers_file, prepare
+
+
+def run(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="benchmarks.run build")
+    parser.add_argument("--n", type=int, default=2000, help="papers embedded by the build row")
+    parser.add_argument("--large", type=int, default=91808,
+                        help="records in the index that gets 100 more (all but 100 of paperlists)")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(*args.child)))
+        return
+    rows = [_pair(f"build {args.n}", ("product-build", str(args.n)),
+                  ("baseline-build", str(args.n)), args.n)]
+    prepare(args.large)
+    rows.append(_pair(f"add 100 to {args.large}", ("product-add", str(args.large)),
+                      ("baseline-add", str(args.large)), args.large))
+    save("build", "Build and incremental add", rows,
+         ["task", "product_s", "baseline_s", "ratio", "product_peak_mb", "baseline_peak_mb",
+          "index_bytes_per_paper", "vector_bytes_per_paper"], notes=__doc__.strip())
+
+
+def _pair(task: str, product: tuple[str, ...], baseline: tuple[str, ...], count: int) -> dict:
+    ours, theirs = _spawn(product), _spawn(baseline)
+    return {"task": task, "product_s": ours["seconds"], "baseline_s": theirs["seconds"],
+            "ratio": round(theirs["seconds"] / ours["seconds"], 2),
+            "product_peak_mb": ours["peak_mb"], "baseline_peak_mb": theirs["peak_mb"],
+            "index_bytes_per_paper": round(ours["index_bytes"] / count, 1),
+            "vector_bytes_per_paper": 384 * 4}
+
+
+def _spawn(args: tuple[str, ...]) -> dict:
+    command = [sys.executable, "-m", "benchmarks.run", "build", "--child", *args]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _child(task: str, target: str) -> dict:
+    started = time.perf_counter()
+    if task == "product-build":
+        index_bytes = _product_build([papers_file(int(target))], WORK / f"build-{target}")
+    elif task == "baseline-build":
+        index_bytes = _baseline_build(int(target))
+    else:
+        index_bytes = _add(task, int(target))
+    return {"seconds": round(time.perf_counter() - started, 2), "peak_mb": round(peak_rss_mb()),
+            "index_bytes": index_bytes}
+
+
+def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
+    from explorer.build import build
+    from explorer.store import read_manifest
+
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+    build(inputs, out, "default", sentences=False)
+    return read_manifest(out)["files"]["index"]["bytes"]
+
+
+def _baseline_build(count: int) -> int:
+    import faiss
+
+    from explorer.embedder import _sentence_transformer, resolve_model
+
+    records = load_abstracts(10**6)[:count]
+    model = _sentence_transformer(resolve_model("default").path)
+    vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
+    vectors /= ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    out = WORK / f"baseline-{count}"
+    out.mkdir(parents=True, exist_ok=True)
+    faiss.write_index(index, str(out / "index.faiss"))
+    (out / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return (out / "index.faiss").stat().st_size
+
+
+def _add(task: str, size: int) -> int:
+    """Add the 100 records that follow the `size` of the prepared index (not in it)."""
+    large, _ = prepare(size)
+    manifest = json.loads((large / "manifest.json").read_text())
+    extra = WORK / "extra-100.jsonl"
+    records = load_abstracts(10**6)[size:size + 100]
+    extra.write_text("".join(json.dumps(r) + "\n" for r in records))
+    if task == "product-add":
+        copy = WORK / "add-100"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(large, copy)
+        return _product_build([Path(p) for p in manifest["inputs"]] + [extra], copy, fresh=False)
+    import faiss
+
+    from explorer.embedder import _sentence_transformer, resolve_model
+
+    index = faiss.read_index(str(large / manifest["files"]["index"]["name"]))
+    model = _sentence_transformer(resolve_model("default").path)
+    vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
+    index.add(vectors / ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5)
+    faiss.write_index(index, str(WORK / "baseline-add.faiss"))
+    return (WORK / "baseline-add.faiss").stat().st_size
