@@ -107,6 +107,7 @@ def _add_eval(commands) -> None:
                          "(default ~/.cache/paper-explorer/eval/NAME-HASH)")
     command.add_argument("--model", help="model name or local sentence-transformers folder")
     command.add_argument("--limit", type=int, help="score only the first N queries of each set")
+    command.add_argument("--diverse", action="store_true", help="also score each mode with MMR")
     command.add_argument("--json", action="store_true", help="print JSON instead of a table")
     command.add_argument("--output", type=Path, help="also write the JSON result to this file")
     command.set_defaults(run=_eval)
@@ -132,7 +133,7 @@ def _eval(args, settings: Settings, parser) -> int:
     print(f"explorer: index: {summary}", file=sys.stderr)
     names = [None] if args.queries else (list(SETS) if "all" in args.sets else args.sets)
     results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
-                        args.mode, args.limit) for name in names]
+                        args.mode, args.limit, diverse=args.diverse) for name in names]
     report = {**describe_run(explorer, args.dataset, "explorer " + " ".join(sys.argv[1:])),
               "results": results}
     if args.output:

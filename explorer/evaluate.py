@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from explorer.build import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.metrics import METRICS, mean_scores, score_run
@@ -139,12 +141,14 @@ def prepare_index(dataset: Path, cache: Path, model: str, progress=None) -> tupl
 
 
 def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MODES,
-             limit: int | None = None, rankers: dict[str, Callable] | None = None) -> dict:
+             limit: int | None = None, rankers: dict[str, Callable] | None = None,
+             diverse: bool = False) -> dict:
     """Score each mode on `query_set` -> {"modes": {mode: metrics + seconds}, "queries": n, ...}.
 
     Relevant doc ids are resolved through Explorer.row (merged duplicates count as their paper);
     queries with no relevant paper in the index are left out and counted. `rankers` adds named
-    extra rankings: fn(explorer, query, vector) -> rows, best first."""
+    extra rankings: fn(query, query vector) -> rows, best first. `diverse` adds each mode with
+    MMR re-ranking ("MODE+mmr"). "redundancy@10" is the mean cosine between the top-10 papers."""
     judged, missing_docs = _judged(explorer, query_set, limit)
     vectors = _query_vectors(explorer, judged, modes, rankers)
     result: dict = {"set": query_set.name, "queries": len(judged),
@@ -152,20 +156,36 @@ def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MOD
                     "relevant_docs_missing_from_index": missing_docs,
                     "notes": query_set.notes, "modes": {}}
     runs = {mode: (lambda q, v, m=mode: _ranked(explorer, q, v, m)) for mode in modes}
+    if diverse:
+        runs.update({f"{mode}+mmr": (lambda q, v, m=mode: _ranked(explorer, q, v, m, True))
+                     for mode in modes})
     runs.update(rankers or {})
     for name, run in runs.items():
         started = time.perf_counter()
-        per_query = [score_run(run(query, vectors.get(query.query_id)), relevant)
-                     for query, relevant in judged]
+        rankings = [run(query, vectors.get(query.query_id)) for query, _ in judged]
         seconds = time.perf_counter() - started
+        per_query = [score_run(rows, relevant) for rows, (_, relevant) in zip(rankings, judged)]
         result["modes"][name] = {**{k: round(v, 4) for k, v in mean_scores(per_query).items()},
+                                 "redundancy@10": _redundancy(explorer, rankings),
                                  "ms_per_query": round(1000 * seconds / max(1, len(judged)), 2)}
     return result
 
 
-def _ranked(explorer: Explorer, query: Query, vector, mode: str) -> list[int]:
-    hits = explorer.rank(query.text, vector, DEPTH, mode=mode)
+def _ranked(explorer: Explorer, query: Query, vector, mode: str, diverse: bool = False
+            ) -> list[int]:
+    hits = explorer.rank(query.text, vector, DEPTH, mode=mode, diverse=diverse)
     return [explorer.row(hit.paper_id) for hit in hits]
+
+
+def _redundancy(explorer: Explorer, rankings: list[list[int]]) -> float:
+    """Mean cosine between distinct pairs of each ranking's top 10, averaged over queries."""
+    values = []
+    for rows in rankings:
+        top = explorer.vectors[rows[:10]]
+        if len(top) > 1:
+            sims = top @ top.T
+            values.append((sims.sum() - np.trace(sims)) / (len(top) * (len(top) - 1)))
+    return round(float(np.mean(values)), 4) if values else 0.0
 
 
 def _judged(explorer: Explorer, query_set: QuerySet, limit: int | None
@@ -208,9 +228,10 @@ def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:
 
 def format_table(results: Sequence[dict]) -> str:
     """A plain-text table: one row per (query set, mode)."""
-    header = ["set", "queries", "mode", *METRICS, "ms/query"]
+    header = ["set", "queries", "mode", *METRICS, "redundancy@10", "ms/query"]
     rows = [[r["set"], str(r["queries"]), mode, *(f"{m[k]:.4f}" for k in METRICS),
-             f"{m['ms_per_query']:.1f}"] for r in results for mode, m in r["modes"].items()]
+             f"{m.get('redundancy@10', 0.0):.4f}", f"{m['ms_per_query']:.1f}"]
+            for r in results for mode, m in r["modes"].items()]
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in [header, *rows]]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
