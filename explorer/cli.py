@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--query", help="optional text that steers the recommendation")
+    recommend.add_argument("--method", choices=["svm", "centroid"], default="svm",
+                           help="per-request linear SVM (default) or the mean of the liked papers")
     _add_query_options(recommend)
     recommend.set_defaults(run=_recommend)
 
@@ -190,7 +192,7 @@ def _recommend(args, settings: Settings, parser) -> int:
         parser.error("recommend: give at least one --like ID or a --query")
     explorer, filters = _open(args, settings)
     hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters,
-                              diverse=args.diverse)
+                              method=args.method, diverse=args.diverse)
     _print_hits([h.to_dict() for h in hits], args.json)
     return 0
 
