@@ -103,3 +103,11 @@ def test_index_without_lexical_channel_is_refused_with_a_rebuild_hint(seeds_expl
     assert old.search("graph edit distance", 3)  # dense still works
     with pytest.raises(IndexInvalidError, match="explorer build"):
         old.search("graph edit distance", 3, mode="hybrid")
+
+
+@pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
+def test_similar_to_text_finds_the_paper_the_text_came_from(seeds_explorer: Explorer, mode: str):
+    paper = seeds_explorer.papers[7]
+    hits = seeds_explorer.similar_to_text(paper.abstract, 5, mode=mode)
+    assert hits[0].paper_id == paper.paper_id
+    assert seeds_explorer.similar_to_text("   ", 5, mode=mode) == []

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from explorer.ranking import centroid_target, svm_scores
-from explorer.search import Explorer
+from explorer.search import Explorer, Filters
 
 
 def test_centroid_target_by_hand():
@@ -46,3 +46,14 @@ def test_recommend_never_returns_seeds(seeds_explorer: Explorer, method: str):
 def test_recommend_rejects_unknown_method(seeds_explorer: Explorer):
     with pytest.raises(ValueError):
         seeds_explorer.recommend([seeds_explorer.papers[0].paper_id], method="knn")
+
+
+@pytest.mark.parametrize("method", ["centroid", "svm"])
+def test_recommend_respects_filters(seeds_explorer: Explorer, method: str):
+    ex = seeds_explorer
+    source = ex.facets()["sources"][0]
+    filters = Filters(sources=frozenset({source}))
+    like = [p.paper_id for p in ex.papers[:2]]
+    hits = ex.recommend(like, top_k=5, filters=filters, method=method)
+    assert hits and all(any(s.startswith(source) for s in h.paper.sources) for h in hits)
+    assert not set(like) & {h.paper_id for h in hits}
