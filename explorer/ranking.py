@@ -12,8 +12,12 @@ import numpy as np
 
 LEXICAL, DENSE, HYBRID = "lexical", "dense", "hybrid"
 MODES = (LEXICAL, DENSE, HYBRID)
-RRF_K = 60  # the constant of Cormack et al. (2009); not tuned on our benchmark
+RRF_K = 60  # the constant of Cormack et al. (2009)
 CANDIDATES = 100  # rows each channel contributes to a fused ranking
+# Hybrid = equal-weight blend of min-max normalised channel scores. Chosen over RRF on the
+# paragraph queries and checked on the sentence and paper queries of two ACM-CR slices
+# (benchmarks/quality/fusion_study.py; benchmarks/results/quality-acm-cr-2026-11-30.md).
+DENSE_WEIGHT = 0.5
 
 
 def check_mode(mode: str) -> str:
@@ -52,6 +56,27 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K
     scores = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
     order = np.argsort(-scores, kind="stable")
     return rows[order], scores[order]
+
+
+def blend_fusion(channels: Sequence[tuple[np.ndarray, np.ndarray]],
+                 weights: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse channels of (rows, scores), best first, by a weighted sum of their scores after
+    min-max normalisation within each channel (a row a channel did not return adds 0).
+
+    Returns (rows, fused scores in [0, sum(weights)]), best first; ties keep first appearance."""
+    fused: dict[int, float] = {}
+    for (rows, scores), weight in zip(channels, weights):
+        scores = np.asarray(scores, dtype=np.float64)
+        if len(scores) == 0:
+            continue
+        spread = float(scores.max() - scores.min())
+        normalised = (scores - scores.min()) / spread if spread > 0 else np.ones(len(scores))
+        for row, value in zip(rows, normalised):
+            fused[int(row)] = fused.get(int(row), 0.0) + weight * float(value)
+    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
+    values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    order = np.argsort(-values, kind="stable")
+    return rows[order], values[order]
 
 
 def mmr(relevance: np.ndarray, vectors: np.ndarray, top_k: int, balance: float = 0.7

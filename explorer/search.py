@@ -18,12 +18,13 @@ from explorer.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.ranking import (
     CANDIDATES,
     DENSE,
+    DENSE_WEIGHT,
     HYBRID,
     LEXICAL,
+    blend_fusion,
     centroid_target,
     check_mode,
     mmr,
-    reciprocal_rank_fusion,
     svm_scores,
     top_rows,
 )
@@ -154,7 +155,8 @@ class Explorer:
              dense_scores: np.ndarray | None = None) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel.
 
-        Hybrid fuses the top CANDIDATES of each channel by reciprocal rank fusion; hits carry
+        Hybrid blends the top CANDIDATES of each channel (min-max normalised scores, equal
+        weights; see ranking.blend_fusion); hits carry
         the cosine to `vector` as their score (BM25 score in lexical mode). `dense_scores`
         (n,), when given, replaces the vector search as the dense channel (e.g. an SVM's)."""
         check_mode(mode)
@@ -168,8 +170,8 @@ class Explorer:
         else:
             rows, scores = self._dense_rows(vector, depth, filters, exclude)
         if mode == HYBRID:
-            lexical, _ = self._lexical_rows(text, depth, filters, exclude)
-            rows, scores = reciprocal_rank_fusion([rows, lexical])
+            lexical = self._lexical_rows(text, depth, filters, exclude)
+            rows, scores = blend_fusion([(rows, scores), lexical], [DENSE_WEIGHT, 1 - DENSE_WEIGHT])
         if diverse and len(rows):
             order = mmr(scores, self.vectors[rows], top_k)
             rows, scores = rows[order], scores[order]

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.errors import IndexInvalidError
 from explorer.lexical import SETTINGS, LexicalIndex, Tokenizer
-from explorer.ranking import mmr, reciprocal_rank_fusion, top_rows
+from explorer.ranking import blend_fusion, mmr, reciprocal_rank_fusion, top_rows
 from explorer.search import Explorer, Filters
 
 
@@ -46,6 +46,16 @@ def test_reciprocal_rank_fusion_by_hand():
     assert scores[0] == pytest.approx(1 / 61 + 1 / 62)
     assert scores[1] == pytest.approx(1 / 63 + 1 / 61)
     assert scores[2] == pytest.approx(1 / 62)
+
+
+def test_blend_fusion_by_hand():
+    dense = (np.array([1, 2, 3]), np.array([0.9, 0.7, 0.5]))  # -> 1.0, 0.5, 0.0
+    lexical = (np.array([3, 4]), np.array([12.0, 4.0]))  # -> 1.0, 0.0
+    rows, scores = blend_fusion([dense, lexical], [0.5, 0.5])
+    assert rows.tolist() == [1, 3, 2, 4]
+    assert scores.tolist() == pytest.approx([0.5, 0.5, 0.25, 0.0])
+    rows, _ = blend_fusion([dense, (np.array([], dtype=int), np.array([]))], [0.5, 0.5])
+    assert rows.tolist() == [1, 2, 3]  # an empty channel leaves the other's order
 
 
 def test_top_rows_skips_blocked_and_non_matching():
