@@ -29,6 +29,10 @@ results same several show shows should since so some such than that the their th
 these they this those though through thus to towards under until upon use used using very via
 was we well were what when where whether which while who whose why will with within without
 work would yet approach method methods model models task tasks
+achieve achieves address addresses challenge challenges challenging demonstrate demonstrates
+develop developed effective effectively existing experiments extensive improve improved
+improves introduce introduces key performance significant significantly struggle struggles
+various widely
 """.split())
 
 
