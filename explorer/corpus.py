@@ -24,8 +24,8 @@ JSON_SUFFIXES = {".json"}
 CSV_SUFFIXES = {".csv", ".tsv"}
 SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
 
-ID_FIELDS = ("paper_id", "id", "doc_id")
-ABSTRACT_FIELDS = ("abstract", "summary")
+ID_FIELDS = ("paper_id", "id", "doc_id", "_id")  # _id: BEIR corpora
+ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
 _WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w{2,}")
 

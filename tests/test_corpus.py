@@ -112,3 +112,10 @@ def test_derived_title_falls_back_to_a_short_topic_phrase():
                          "logistic regression on linearly separable data, and much more.")
     assert title.startswith("Implicit bias of incremental Adam")
     assert len(title.split()) <= 12
+
+
+def test_beir_style_records_keep_their_ids(tmp_path: Path):
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps({"_id": "d1", "title": "Sparse Attention", "text": ABSTRACT_A}))
+    (paper,) = read_corpus([path]).papers
+    assert (paper.paper_id, paper.title, paper.abstract) == ("d1", "Sparse Attention", ABSTRACT_A)
