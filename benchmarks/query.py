@@ -1,7 +1,7 @@
 """Query latency end to end (query embedding + search + result records), p50 / p99.
 
-Product: `Explorer.open(folder).search(query, top_k=10)` (its default mode, dense, on the
-index type `build` chose). Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force
+Product: `Explorer.open(folder).search(query, top_k=10)` in its default mode (the `mode`
+column: hybrid fuses the dense search with BM25) on the index type `build` chose. Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force
 NumPy `vectors @ q`, top 10 by argpartition, and the same records as dicts. Both answer the
 same queries in the same run, interleaved; the first (warm-up) query of each is not counted.
 """
@@ -37,7 +37,7 @@ def run(argv: list[str]) -> None:
     name = "query" if args.kinds == "auto" else f"query-{args.kinds.replace(',', '-')}"
     save(name, "Query latency end to end, top 10", rows,
          ["papers", "index", "real_vectors", "product_p50_ms", "product_p99_ms",
-          "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "backend"],
+          "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "mode", "backend"],
          notes=__doc__.strip())
 
 
@@ -77,7 +77,7 @@ def _measure(explorer: Explorer, model, repeats: int, real: int) -> dict:
             "baseline_p50_ms": round(theirs_ms[0], 2), "baseline_p99_ms": round(theirs_ms[1], 2),
             "p50_ratio": round(theirs_ms[0] / ours_ms[0], 2),
             "p99_ratio": round(theirs_ms[1] / ours_ms[1], 2),
-            "backend": f"{info['backend']}/{info['precision']}",
+            "backend": f"{info['backend']}/{info['precision']}", "mode": explorer.default_mode,
             "index_bytes_per_paper": _bytes_per_paper(explorer)}
 
 
