@@ -1,8 +1,9 @@
 """Query latency end to end (query embedding + search + result records), p50 / p99.
 
 Product: `Explorer.open(folder).search(query, top_k=10)` in its default mode (the `mode`
-column: hybrid fuses the dense search with BM25) on the index type `build` chose. Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force
-NumPy `vectors @ q`, top 10 by argpartition, and the same records as dicts. Both answer the
+column: hybrid fuses the dense search with BM25) on the index type `build` chose.
+Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force NumPy `vectors @ q`, top 10
+by argpartition, and the same records as dicts. Both answer the
 same queries in the same run, interleaved; the first (warm-up) query of each is not counted.
 """
 
