@@ -28,14 +28,16 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--sizes", default="71,10000,91808")
     parser.add_argument("--kinds", default="auto", help="index types, e.g. auto,hnsw")
     parser.add_argument("--repeats", type=int, default=4, help="passes over the 16 queries")
+    parser.add_argument("--mode", help="search mode (default: the product's default mode)")
     args = parser.parse_args(argv)
     model = _sentence_transformer(resolve_model("default").path)
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         for kind in args.kinds.split(","):
             folder, real = _folder(size, kind)
-            rows.append(_measure(Explorer.open(folder), model, args.repeats, real))
-    name = "query" if args.kinds == "auto" else f"query-{args.kinds.replace(',', '-')}"
+            rows.append(_measure(Explorer.open(folder), model, args.repeats, real, args.mode))
+    name = "-".join(["query"] + ([args.kinds.replace(",", "-")] if args.kinds != "auto" else [])
+                    + ([args.mode] if args.mode else []))
     save(name, "Query latency end to end, top 10", rows,
          ["papers", "index", "real_vectors", "product_p50_ms", "product_p99_ms",
           "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "mode", "backend"],
@@ -50,7 +52,7 @@ def _folder(size: int, kind: str):
     return prepare(size, kind)
 
 
-def _measure(explorer: Explorer, model, repeats: int, real: int) -> dict:
+def _measure(explorer: Explorer, model, repeats: int, real: int, mode: str | None) -> dict:
     vectors = np.array(explorer.vectors)  # the baseline's own copy, as a plain script keeps
     papers = explorer.papers
 
@@ -63,7 +65,7 @@ def _measure(explorer: Explorer, model, repeats: int, real: int) -> dict:
         return [{**papers[i].to_dict(), "score": float(scores[i])} for i in top]
 
     def product(query: str) -> list[dict]:
-        return [hit.to_dict() for hit in explorer.search(query, top_k=TOP_K)]
+        return [hit.to_dict() for hit in explorer.search(query, top_k=TOP_K, mode=mode)]
 
     product(QUERIES[0]), baseline(QUERIES[0])  # warm-up: model load, first-call costs
     ours, theirs = [], []
@@ -78,7 +80,7 @@ def _measure(explorer: Explorer, model, repeats: int, real: int) -> dict:
             "baseline_p50_ms": round(theirs_ms[0], 2), "baseline_p99_ms": round(theirs_ms[1], 2),
             "p50_ratio": round(theirs_ms[0] / ours_ms[0], 2),
             "p99_ratio": round(theirs_ms[1] / ours_ms[1], 2),
-            "backend": f"{info['backend']}/{info['precision']}", "mode": explorer.default_mode,
+            "backend": f"{info['backend']}/{info['precision']}", "mode": mode or explorer.default_mode,
             "index_bytes_per_paper": _bytes_per_paper(explorer)}
 
 
