@@ -56,8 +56,8 @@ class VectorIndex:
         flat = self._index if self.kind == EXACT else faiss.downcast_index(self._index.storage)
         if self.count == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        view = faiss.rev_swig_ptr(flat.get_xb(), self.count * self.dimension)
-        view = view.reshape(self.count, self.dimension)
+        raw = faiss.rev_swig_ptr(flat.get_xb(), self.count * self.dimension)
+        view = np.asarray(_KeepAlive(self._index, raw)).reshape(self.count, self.dimension)
         view.flags.writeable = False
         return view
 
@@ -124,6 +124,15 @@ def _threads(count: int | None) -> Iterator[None]:
         yield
     finally:
         faiss.omp_set_num_threads(previous)
+
+
+class _KeepAlive:
+    """Exposes FAISS-owned memory to NumPy while holding the index: a view of the vectors stays
+    valid even after the VectorIndex that made it is gone."""
+
+    def __init__(self, index: faiss.Index, raw: np.ndarray) -> None:
+        self.index = index
+        self.__array_interface__ = raw.__array_interface__
 
 
 def _as_matrix(vectors: np.ndarray) -> np.ndarray:

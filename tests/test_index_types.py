@@ -131,3 +131,16 @@ def test_hnsw_filters_apply_inside_the_search(hnsw_explorer: Explorer):
     paper = hnsw_explorer.papers[0]
     similar = hnsw_explorer.similar(paper.paper_id, top_k=TOP_K, filters=filters, mode="dense")
     assert similar and all(keep(h.paper) and h.paper_id != paper.paper_id for h in similar)
+
+
+def test_a_vectors_view_outlives_its_index():
+    """The (n, d) view points into FAISS memory; it must keep that memory alive."""
+    import gc
+
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(500, 32)).astype(np.float32)
+    view = VectorIndex.build(vectors, "flat").vectors()
+    gc.collect()
+    _ = [np.full(500 * 32, 7.0, dtype=np.float32) for _ in range(50)]  # would reuse freed memory
+    np.testing.assert_array_equal(view, vectors)
+    assert not view.flags.writeable
