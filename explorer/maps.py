@@ -9,7 +9,8 @@ import numpy as np
 
 from explorer.corpus import Paper
 
-TSNE_LIMIT = 5000  # above this many papers, t-SNE is too slow on a laptop: PCA instead
+TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
+NEIGHBOURS = 3  # sampled papers a paper outside the sample is placed between
 SEED = 0
 # Words every abstract uses: they say nothing about a topic.
 PAPER_WORDS = frozenset("""
@@ -48,16 +49,35 @@ def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
 
 
 def _layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
-    from sklearn.decomposition import PCA
+    """2-D positions (n, 2): t-SNE, on a sample for big corpora (the rest placed beside their
+    nearest sampled neighbours)."""
+    if len(vectors) <= TSNE_LIMIT:
+        return _tsne(vectors), "tsne"
+    rng = np.random.default_rng(SEED)
+    sample = np.sort(rng.choice(len(vectors), TSNE_LIMIT, replace=False))
+    anchors = _tsne(vectors[sample])
+    positions = np.empty((len(vectors), 2), dtype=np.float64)
+    positions[sample] = anchors
+    rest = np.setdiff1d(np.arange(len(vectors)), sample)
+    scale = float(anchors.std()) * 0.01
+    for start in range(0, len(rest), 4096):
+        rows = rest[start:start + 4096]
+        scores = vectors[rows] @ vectors[sample].T  # (m, TSNE_LIMIT) cosines
+        nearest = np.argpartition(-scores, NEIGHBOURS, axis=1)[:, :NEIGHBOURS]
+        weights = np.maximum(np.take_along_axis(scores, nearest, axis=1), 1e-3)
+        placed = (anchors[nearest] * weights[:, :, None]).sum(axis=1) / weights.sum(axis=1,
+                                                                                   keepdims=True)
+        positions[rows] = placed + rng.normal(scale=scale, size=placed.shape)
+    return positions, "tsne-sample"
 
-    if len(vectors) > TSNE_LIMIT:
-        return PCA(n_components=2, random_state=SEED).fit_transform(vectors), "pca"
+
+def _tsne(vectors: np.ndarray) -> np.ndarray:
     from sklearn.manifold import TSNE
 
     perplexity = float(min(30, max(2, (len(vectors) - 1) // 3)))
     tsne = TSNE(n_components=2, perplexity=perplexity, metric="cosine", init="pca",
                 random_state=SEED)
-    return tsne.fit_transform(vectors), "tsne"
+    return tsne.fit_transform(vectors)
 
 
 def _cluster(vectors: np.ndarray) -> np.ndarray:
