@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -198,11 +197,3 @@ def _sentence_transformer(path: Path):
 
     return SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
-
-def model_info_matches(recorded: dict, spec: ModelSpec) -> bool:
-    """True when vectors recorded with `recorded` model info came from the model in `spec`."""
-    return recorded.get("fingerprint") == spec.fingerprint
-
-
-def describe(info: dict) -> str:
-    return json.dumps({k: info.get(k) for k in ("id", "dimension", "max_seq_length")})
