@@ -1,8 +1,12 @@
-"""The lexical channel: BM25 (bm25s) over title, abstract and keywords, stored as plain arrays.
+"""The lexical channel: BM25 over title, abstract and keywords, stored as plain arrays.
 
-The index is bm25s's eager score matrix (CSC, one column per term) plus the vocabulary; all of
-it goes into the index folder as .npy arrays through store.write_artifacts, so it is written
-atomically and checksummed like the other artifacts.
+Two sparse matrices go into the index folder as .npy arrays (through store.write_artifacts, so
+they are written atomically and checksummed like the other artifacts):
+- the BM25 score matrix (CSC, one column per term: a query sums the columns of its terms), the
+  same eager layout and Lucene formula as bm25s;
+- the term counts per paper (CSR, one row per paper), so that an incremental build tokenises only
+  the new papers and recomputes the scores (which depend on document frequencies and the mean
+  length of the whole corpus) with a few vectorised operations.
 """
 
 from __future__ import annotations
@@ -12,10 +16,11 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+from scipy import sparse
 
 from explorer.corpus import Paper
 
-LEXICAL_VERSION = 1  # bump when tokenising or scoring changes: the index is then rebuilt
+LEXICAL_VERSION = 2  # bump when tokenising or scoring changes: the index is then rebuilt
 # k1 and b: Anserini's defaults, as in the published ACM-CR BM25 baseline.
 SETTINGS = {"version": LEXICAL_VERSION, "method": "lucene", "k1": 0.9, "b": 0.4,
             "stemmer": "english", "stopwords": "en"}
@@ -53,47 +58,67 @@ def lexical_text(paper: Paper) -> str:
 class LexicalIndex:
     """BM25 scores of every paper for a text query; rows are positions in the paper list."""
 
-    def __init__(self, retriever, vocab: dict[str, int], count: int) -> None:
-        self._retriever = retriever
+    def __init__(self, scores: sparse.csc_matrix, counts: sparse.csr_matrix | None,
+                 vocab: dict[str, int]) -> None:
+        self.count = scores.shape[0]
         self.vocab = vocab
-        self.count = count
         self.tokenize = Tokenizer()
-        indptr = retriever.scores["indptr"]
-        self._df = np.diff(indptr).astype(np.float64)
+        self._data, self._indices, self._indptr = scores.data, scores.indices, scores.indptr
+        self._counts = counts
+        self._df = np.diff(self._indptr).astype(np.float64)
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> LexicalIndex:
-        """Index `texts`, one per paper row."""
+    def build(cls, texts: Sequence[str], previous: tuple[Sequence[str], dict] | None = None
+              ) -> LexicalIndex:
+        """Index `texts`, one per paper row. `previous` = (texts, arrays) of an earlier index:
+        texts found there are not tokenised again."""
         tokenize = Tokenizer()
-        tokens = [tokenize(text) for text in texts]
-        retriever = _retriever()
-        retriever.index(tokens, show_progress=False)
-        return cls(retriever, dict(retriever.vocab_dict), len(texts))
+        vocab: dict[str, int] = {}
+        reuse: dict[str, int] = {}
+        old_counts = None
+        if previous is not None and f"{ARRAY_PREFIX}counts_data" in previous[1]:
+            old_texts, arrays = previous
+            vocab = {word: i for i, word in enumerate(_words(arrays))}
+            old_counts = _matrix(arrays, "counts_", sparse.csr_matrix, len(old_texts), len(vocab))
+            reuse = {text: row for row, text in enumerate(old_texts)}
+        rows: list[tuple[np.ndarray, np.ndarray]] = []
+        for text in texts:
+            if text in reuse:
+                span = slice(old_counts.indptr[reuse[text]], old_counts.indptr[reuse[text] + 1])
+                rows.append((old_counts.indices[span], old_counts.data[span]))
+            else:
+                ids = [vocab.setdefault(token, len(vocab)) for token in tokenize(text)]
+                rows.append(_count_row(ids))
+        counts = _stack(rows, len(vocab))
+        return cls(bm25_matrix(counts), counts, vocab)
 
     @classmethod
-    def from_papers(cls, papers: Sequence[Paper]) -> LexicalIndex:
-        return cls.build([lexical_text(p) for p in papers])
+    def from_papers(cls, papers: Sequence[Paper], previous: tuple[Sequence[Paper], dict] | None
+                    = None) -> LexicalIndex:
+        """Index `papers`; `previous` = (papers, arrays) of the build being updated."""
+        old = None if previous is None else ([lexical_text(p) for p in previous[0]], previous[1])
+        return cls.build([lexical_text(p) for p in papers], old)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """The index as named arrays: score matrix parts and the vocabulary (UTF-8, one a line)."""
-        scores = self._retriever.scores
+        """The index as named arrays: both matrices and the vocabulary (UTF-8, one a line)."""
         words = [""] * len(self.vocab)
         for word, position in self.vocab.items():
             words[position] = word
         vocab = np.frombuffer("\n".join(words).encode("utf-8"), dtype=np.uint8)
-        return {f"{ARRAY_PREFIX}{name}": np.asarray(scores[name])
-                for name in ("data", "indices", "indptr")} | {f"{ARRAY_PREFIX}vocab": vocab}
+        arrays = {f"{ARRAY_PREFIX}data": self._data, f"{ARRAY_PREFIX}indices": self._indices,
+                  f"{ARRAY_PREFIX}indptr": self._indptr, f"{ARRAY_PREFIX}vocab": vocab}
+        if self._counts is not None:
+            arrays |= {f"{ARRAY_PREFIX}counts_{name}": getattr(self._counts, name)
+                       for name in ("data", "indices", "indptr")}
+        return arrays
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], count: int) -> LexicalIndex:
-        """Rebuild from `to_arrays` output; `count` is the number of papers."""
-        words = bytes(arrays[f"{ARRAY_PREFIX}vocab"]).decode("utf-8").split("\n")
-        retriever = _retriever()
-        retriever.scores = {name: arrays[f"{ARRAY_PREFIX}{name}"]
-                            for name in ("data", "indices", "indptr")} | {"num_docs": count}
-        retriever.vocab_dict = {word: position for position, word in enumerate(words)}
-        retriever.nonoccurrence_array = None
-        return cls(retriever, retriever.vocab_dict, count)
+        """Rebuild from `to_arrays` output; `count` is the number of papers. Only the score
+        matrix is read: searching never needs the counts."""
+        words = _words(arrays)
+        scores = _matrix(arrays, "", sparse.csc_matrix, count, len(words))
+        return cls(scores, None, {word: position for position, word in enumerate(words)})
 
     def scores(self, text: str) -> np.ndarray:
         """BM25 score of every paper for `text` -> float32 (n,); zeros when no term is known.
@@ -102,7 +127,10 @@ class LexicalIndex:
         ids = [self.vocab[t] for t in self.tokenize(text) if t in self.vocab]
         if not ids:
             return np.zeros(self.count, dtype=np.float32)
-        return np.asarray(self._retriever.get_scores_from_ids(ids), dtype=np.float32)
+        spans = [slice(self._indptr[i], self._indptr[i + 1]) for i in ids]
+        rows = np.concatenate([self._indices[span] for span in spans])
+        weights = np.concatenate([self._data[span] for span in spans])
+        return np.bincount(rows, weights=weights, minlength=self.count).astype(np.float32)
 
     def idf(self, term: str) -> float:
         """BM25 (Lucene) inverse document frequency of a word (stemmed here); 0 if unknown."""
@@ -113,11 +141,50 @@ class LexicalIndex:
         return math.log(1 + (self.count - df + 0.5) / (df + 0.5))
 
 
+def bm25_matrix(counts: sparse.csr_matrix) -> sparse.csc_matrix:
+    """BM25 (Lucene variant) weight of every (paper, term) pair -> float32 CSC (n, terms).
+
+    weight = idf(t) * tf / (tf + k1 * (1 - b + b * length / mean length)), with
+    idf(t) = log(1 + (n - df + 0.5) / (df + 0.5)); length counts every kept token."""
+    k1, b = SETTINGS["k1"], SETTINGS["b"]
+    count = counts.shape[0]
+    lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
+    mean = lengths.mean() if count and lengths.any() else 1.0
+    df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
+    idf = np.log(1 + (count - df + 0.5) / (df + 0.5))
+    tf = counts.data.astype(np.float64)
+    row_of = np.repeat(np.arange(count), np.diff(counts.indptr))
+    norm = k1 * (1 - b + b * lengths[row_of] / mean)
+    weights = (idf[counts.indices] * tf / (tf + norm)).astype(np.float32)
+    matrix = sparse.csr_matrix((weights, counts.indices, counts.indptr), shape=counts.shape)
+    return matrix.tocsc()
+
+
+def _count_row(ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """One paper's (term ids, counts), ids ascending; counts saturate at 65,535."""
+    terms, counts = np.unique(np.asarray(ids, dtype=np.int32), return_counts=True)
+    return terms, np.minimum(counts, np.iinfo(np.uint16).max).astype(np.uint16)
+
+
+def _stack(parts: list[tuple[np.ndarray, np.ndarray]], terms: int) -> sparse.csr_matrix:
+    """Rows given as (term ids, counts) pairs -> CSR (n, terms) of uint16 counts."""
+    lengths = np.array([len(ids) for ids, _ in parts], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    indices = np.concatenate([ids for ids, _ in parts]) if parts else np.zeros(0, np.int32)
+    data = np.concatenate([c for _, c in parts]) if parts else np.zeros(0, np.uint16)
+    return sparse.csr_matrix((data.astype(np.uint16), indices.astype(np.int32), indptr),
+                             shape=(len(parts), terms))
+
+
+def _words(arrays: dict[str, np.ndarray]) -> list[str]:
+    return bytes(arrays[f"{ARRAY_PREFIX}vocab"]).decode("utf-8").split("\n")
+
+
+def _matrix(arrays: dict[str, np.ndarray], part: str, kind, rows: int, terms: int):
+    """The stored matrix `part` ("" for scores, "counts_") as a scipy matrix of `kind`."""
+    parts = [arrays[f"{ARRAY_PREFIX}{part}{name}"] for name in ("data", "indices", "indptr")]
+    return kind(tuple(parts), shape=(rows, terms))
+
+
 def has_lexical(arrays: dict[str, np.ndarray]) -> bool:
     return all(f"{ARRAY_PREFIX}{name}" in arrays for name in ("data", "indices", "indptr", "vocab"))
-
-
-def _retriever():
-    import bm25s
-
-    return bm25s.BM25(k1=SETTINGS["k1"], b=SETTINGS["b"], method=SETTINGS["method"])
