@@ -10,6 +10,7 @@ import numpy as np
 from explorer.corpus import Paper
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
+REFRESH_SHARE = 0.1  # an update lays the map out afresh once this share of it has changed
 NEIGHBOURS = 3  # sampled papers a paper outside the sample is placed between
 SEED = 0
 # Words every abstract uses: they say nothing about a topic.
@@ -48,6 +49,68 @@ def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
     }
 
 
+def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_papers: Sequence[Paper],
+               previous: dict | None) -> dict:
+    """The map of `papers` given the map of an earlier build of the same corpus.
+
+    Papers already on it keep their place and topic; new ones are placed among their nearest
+    neighbours there and join the topic of the nearest one. Once more than REFRESH_SHARE of the
+    papers have been added or removed since the last full layout (or when there is no usable
+    earlier map), the whole map is computed afresh with compute_map.
+    """
+    known = _positions(previous_papers, previous)
+    rows = [known.get(p.text_hash) for p in papers]
+    kept = [i for i, place in enumerate(rows) if place is not None]
+    added = len(papers) - len(kept)
+    changed = (previous or {}).get("changed", 0) + added + (len(previous_papers) - len(kept))
+    if not kept or len(papers) < 3 or changed > REFRESH_SHARE * len(papers):
+        return compute_map(papers, vectors)
+    x, y, topic = (np.array([rows[i][k] for i in kept]) for k in range(3))
+    positions = np.zeros((len(papers), 2))
+    labels = np.zeros(len(papers), dtype=np.int64)
+    positions[kept], labels[kept] = np.column_stack([x, y]), topic
+    new = np.setdiff1d(np.arange(len(papers)), kept)
+    if len(new):
+        rng = np.random.default_rng(SEED)
+        nearest, weights = _neighbours(vectors[new], vectors[kept])
+        placed = (positions[kept][nearest] * weights[:, :, None]).sum(axis=1)
+        placed /= weights.sum(axis=1, keepdims=True)
+        positions[new] = placed + rng.normal(scale=positions[kept].std() * 0.01, size=placed.shape)
+        labels[new] = labels[kept][nearest[:, 0]]
+    topics = [{**t, "size": int((labels == t["id"]).sum())} for t in previous["topics"]]
+    return {"x": [round(float(v), 4) for v in positions[:, 0]],
+            "y": [round(float(v), 4) for v in positions[:, 1]],
+            "topic": [int(label) for label in labels], "topics": topics,
+            "method": previous["method"], "changed": changed}
+
+
+def _positions(papers: Sequence[Paper], stored: dict | None) -> dict[str, tuple]:
+    """text hash -> (x, y, topic) of a stored map; {} when it does not fit `papers`."""
+    if not stored or any(len(stored.get(k, ())) != len(papers) for k in ("x", "y", "topic")):
+        return {}
+    return {p.text_hash: (x, y, t)
+            for p, x, y, t in zip(papers, stored["x"], stored["y"], stored["topic"])}
+
+
+def _neighbours(vectors: np.ndarray, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of `vectors` (m, d): its NEIGHBOURS nearest `anchors` (rows, (m, k)), nearest
+    first, and their cosines floored at 1e-3 as weights (m, k)."""
+    count = min(NEIGHBOURS, len(anchors))
+    rows = np.empty((len(vectors), count), dtype=np.int64)
+    weights = np.empty((len(vectors), count))
+    for start in range(0, len(vectors), 4096):
+        scores = vectors[start:start + 4096] @ anchors.T
+        if count < len(anchors):
+            top = np.argpartition(-scores, count - 1, axis=1)[:, :count]
+        else:
+            top = np.tile(np.arange(count), (len(scores), 1))
+        best = np.take_along_axis(scores, top, axis=1)
+        order = np.argsort(-best, axis=1)
+        rows[start:start + 4096] = np.take_along_axis(top, order, axis=1)
+        weights[start:start + 4096] = np.maximum(np.take_along_axis(best, order, axis=1), 1e-3)
+    return rows, weights
+
+
 def _layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
     """2-D positions (n, 2): t-SNE, on a sample for big corpora (the rest placed beside their
     nearest sampled neighbours)."""
@@ -59,15 +122,10 @@ def _layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
     positions = np.empty((len(vectors), 2), dtype=np.float64)
     positions[sample] = anchors
     rest = np.setdiff1d(np.arange(len(vectors)), sample)
-    scale = float(anchors.std()) * 0.01
-    for start in range(0, len(rest), 4096):
-        rows = rest[start:start + 4096]
-        scores = vectors[rows] @ vectors[sample].T  # (m, TSNE_LIMIT) cosines
-        nearest = np.argpartition(-scores, NEIGHBOURS, axis=1)[:, :NEIGHBOURS]
-        weights = np.maximum(np.take_along_axis(scores, nearest, axis=1), 1e-3)
-        placed = (anchors[nearest] * weights[:, :, None]).sum(axis=1) / weights.sum(axis=1,
-                                                                                   keepdims=True)
-        positions[rows] = placed + rng.normal(scale=scale, size=placed.shape)
+    nearest, weights = _neighbours(vectors[rest], vectors[sample])
+    placed = (anchors[nearest] * weights[:, :, None]).sum(axis=1)
+    placed /= weights.sum(axis=1, keepdims=True)
+    positions[rest] = placed + rng.normal(scale=float(anchors.std()) * 0.01, size=placed.shape)
     return positions, "tsne-sample"
 
 

@@ -31,3 +31,40 @@ def test_small_corpora_use_plain_tsne():
     vectors, labels = _clustered(10, 3)
     positions, method = maps._layout(vectors)
     assert method == "tsne" and positions.shape == (30, 2)
+
+
+def _papers(count: int) -> list:
+    from explorer.corpus import Paper
+
+    return [Paper(f"p{i}", f"title {i}", False, f"abstract number {i} about topic {i % 4}")
+            for i in range(count)]
+
+
+def test_an_update_keeps_the_map_and_places_new_papers_beside_their_neighbours():
+    vectors, labels = _clustered(30, 4)
+    papers = _papers(120)
+    first = maps.compute_map(papers[:110], vectors[:110])
+    updated = maps.update_map(papers, vectors, papers[:110], first)
+    assert updated["x"][:110] == first["x"] and updated["topic"][:110] == first["topic"]
+    positions = np.column_stack([updated["x"], updated["y"]])
+    for row in range(110, 120):
+        nearest = int(np.argmax(vectors[:110] @ vectors[row]))
+        assert updated["topic"][row] == first["topic"][nearest]
+        same_cluster = positions[:110][labels[:110] == labels[row]].mean(axis=0)
+        other = positions[:110][labels[:110] != labels[row]].mean(axis=0)
+        assert np.linalg.norm(positions[row] - same_cluster) < np.linalg.norm(
+            positions[row] - other)
+    assert sum(t["size"] for t in updated["topics"]) == 120
+    assert updated["changed"] == 10
+
+
+def test_the_map_is_laid_out_afresh_once_a_tenth_of_it_changed():
+    vectors, _ = _clustered(30, 4)
+    papers = _papers(120)
+    first = maps.compute_map(papers[:100], vectors[:100])
+    assert "changed" not in maps.update_map(papers, vectors, papers[:100], first)  # 20 new
+    small = maps.update_map(papers[:105], vectors[:105], papers[:100], first)
+    assert small["changed"] == 5
+    again = maps.update_map(papers[:112], vectors[:112], papers[:105], small)  # 5 + 7 > 11.2
+    assert "changed" not in again and again["method"] == "tsne"
+    assert "changed" not in maps.update_map(papers, vectors, papers[:3], {"x": [0.0]})  # unusable
