@@ -11,7 +11,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,8 @@ SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
 
 ID_FIELDS = ("paper_id", "id", "doc_id", "_id")  # _id: BEIR corpora
 ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
-_WS = re.compile(r"\s+")
 _WORD = re.compile(r"\w{2,}")
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,26 @@ class Paper:
             return self.abstract
         return f"{self.title}. {self.abstract}" if self.abstract else self.title
 
-    @property
+    @cached_property
     def text_hash(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain fields for JSON (lists for tuples); much faster than dataclasses.asdict."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in ((n, getattr(self, n)) for n in _FIELDS)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
-        tuples = {"authors", "keywords", "sources", "aliases"}
-        return cls(**{k: tuple(v) if k in tuples else v for k, v in data.items()})
+        """A paper from `to_dict` output; turns its lists into tuples in place."""
+        for name in _TUPLES:
+            if name in data:
+                data[name] = tuple(data[name])
+        return cls(**data)
+
+
+_FIELDS = tuple(f.name for f in fields(Paper))
+_TUPLES = ("authors", "keywords", "sources", "aliases")
 
 
 @dataclass
@@ -78,7 +88,9 @@ class CorpusReport:
 
 def normalise(text: str) -> str:
     """NFC, one space between words, no leading/trailing blanks."""
-    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.split())
 
 
 def stable_id(abstract: str) -> str:
@@ -292,9 +304,11 @@ def _as_list(value: Any, separators: str) -> list[str]:
     if value is None:
         return []
     items = value if isinstance(value, list) else re.split(separators, str(value))
-    return [normalise(str(item)) for item in items if normalise(str(item))]
+    return [text for text in (normalise(str(item)) for item in items) if text]
 
 
 def _as_year(value: Any) -> int | None:
-    match = re.search(r"\b(1[89]\d\d|20\d\d)\b", str(value or ""))
+    if isinstance(value, int) and 1800 <= value <= 2099:
+        return value
+    match = _YEAR.search(str(value or ""))
     return int(match.group(1)) if match else None

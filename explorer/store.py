@@ -53,8 +53,11 @@ def write_artifacts(
     extras: dict[str, Any],
     manifest: dict[str, Any],
     arrays: dict[str, np.ndarray] | None = None,
+    lines: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Write papers, index, extras and named arrays under fresh names, then the manifest last."""
+    """Write papers, index, extras and named arrays under fresh names, then the manifest last.
+
+    `lines`: the papers already serialised by `paper_lines` (saves doing it twice)."""
     folder.mkdir(parents=True, exist_ok=True)
     build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
     names = {
@@ -62,8 +65,8 @@ def write_artifacts(
         "index": f"index-{build_id}.faiss",
         "extras": f"extras-{build_id}.json",
     }
-    lines = "".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in papers)
-    atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(lines, encoding="utf-8"))
+    text = "".join(paper_lines(papers) if lines is None else lines)
+    atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
     atomic_write(folder / names["index"], index.save)
     extras_text = json.dumps(extras, ensure_ascii=False)
     atomic_write(folder / names["extras"],
@@ -82,6 +85,12 @@ def write_artifacts(
     atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _remove_stale(folder, keep=set(names.values()))
     return manifest
+
+
+def paper_lines(papers: Iterable[Paper]) -> list[str]:
+    """One JSON line per paper, as the papers file holds them."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    return [encode(p.to_dict()) + "\n" for p in papers]
 
 
 def read_manifest(folder: Path) -> dict[str, Any]:

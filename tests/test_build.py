@@ -45,6 +45,12 @@ def test_adding_a_file_embeds_only_its_new_papers(index_copy: Path, tmp_path: Pa
     assert after.search("folding proteins with generative diffusion", 1)[0].paper_id == "new-1"
     assert len(after.artifacts.arrays["sentence_table"]) > len(
         before.artifacts.arrays["sentence_table"])
+    assert after.search("millimetre robots walking on sand", 1, mode="lexical")[0].paper_id == (
+        "new-2")
+    old_map, new_map = before.artifacts.extras["map"], after.artifacts.extras["map"]
+    assert (new_map["x"][new_row], new_map["topic"][new_row]) == (
+        old_map["x"][old_row], old_map["topic"][old_row])  # 2 of 73 new: the map is kept
+    assert new_map["changed"] == 2
 
 
 def test_a_different_model_reembeds_everything(index_copy: Path, tmp_path: Path):
