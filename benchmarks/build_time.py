@@ -6,6 +6,8 @@ Each measurement runs in a fresh child process that reports its own wall time an
   `faiss.IndexFlatIP`, `faiss.write_index`, papers written as JSON lines.
 - add 100: the product's incremental build of a large prepared index (see indexes.py) plus
   100 new papers, beside the plain baseline: encode the 100, `index.add`, write the index.
+  The index, its copy and the 100 records are staged before the timed children start; each
+  child's time is its whole run (imports and model load included), from the same files.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def run(argv: list[str]) -> None:
         return
     rows = [_pair(f"build {args.n}", ("product-build", str(args.n)),
                   ("baseline-build", str(args.n)), args.n)]
-    prepare(args.large)
+    _stage_add(args.large)
     rows.append(_pair(f"add 100 to {args.large}", ("product-add", str(args.large)),
                       ("baseline-add", str(args.large)), args.large))
     save("build", "Build and incremental add", rows,
@@ -97,23 +99,29 @@ def _baseline_build(count: int) -> int:
     return (out / "index.faiss").stat().st_size
 
 
-def _add(task: str, size: int) -> int:
-    """Add the 100 records that follow the `size` of the prepared index (not in it)."""
+def _stage_add(size: int) -> None:
+    """Outside the timed children: the prepared index of `size` papers, a copy of it for the
+    product to update, and the 100 records that follow `size` (not in it)."""
     large, _ = prepare(size)
-    manifest = json.loads((large / "manifest.json").read_text())
-    extra = WORK / "extra-100.jsonl"
     records = load_abstracts(10**6)[size:size + 100]
-    extra.write_text("".join(json.dumps(r) + "\n" for r in records))
+    (WORK / "extra-100.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    shutil.rmtree(WORK / "add-100", ignore_errors=True)
+    shutil.copytree(large, WORK / "add-100")
+
+
+def _add(task: str, size: int) -> int:
+    """Add the 100 staged records to the staged copy (product) or to the FAISS index (baseline)."""
+    extra = WORK / "extra-100.jsonl"
+    manifest = json.loads((WORK / "add-100" / "manifest.json").read_text())
     if task == "product-add":
-        copy = WORK / "add-100"
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(large, copy)
-        return _product_build([Path(p) for p in manifest["inputs"]] + [extra], copy, fresh=False)
+        inputs = [Path(p) for p in manifest["inputs"] if Path(p) != extra] + [extra]
+        return _product_build(inputs, WORK / "add-100", fresh=False)
     import faiss
 
     from explorer.embedder import _sentence_transformer, resolve_model
 
-    index = faiss.read_index(str(large / manifest["files"]["index"]["name"]))
+    records = [json.loads(line) for line in extra.read_text().splitlines()]
+    index = faiss.read_index(str(WORK / "add-100" / manifest["files"]["index"]["name"]))
     model = _sentence_transformer(resolve_model("default").path)
     vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
     index.add(vectors / ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5)

@@ -66,7 +66,8 @@ def prepare(size: int, kind: str = "auto") -> tuple[Path, int]:
         vectors = _with_stand_ins([p.text_hash for p in papers], real)
         Checkpoint(out, spec.fingerprint).save([p.text_hash for p in papers], vectors,
                                                Embedder(spec).info)
-        build([source], out, "default", index_type=kind, sentences=False, progress=_refuse)
+    # Brings an index of an older format up to date, reusing its vectors (never embedding).
+    build([source], out, "default", index_type=kind, sentences=False, progress=_refuse)
     built = load_artifacts(out)
     stored = built.index.vectors()
     count = sum(p.text_hash in real and np.allclose(real[p.text_hash], stored[row], atol=1e-6)
