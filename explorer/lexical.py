@@ -117,8 +117,9 @@ class LexicalIndex:
         """Rebuild from `to_arrays` output; `count` is the number of papers. Only the score
         matrix is read: searching never needs the counts."""
         words = _words(arrays)
-        scores = _matrix(arrays, "", sparse.csc_matrix, count, len(words))
-        return cls(scores, None, {word: position for position, word in enumerate(words)})
+        terms = len(arrays[f"{ARRAY_PREFIX}indptr"]) - 1  # bm25s (version 1) left "" out
+        scores = _matrix(arrays, "", sparse.csc_matrix, count, terms)
+        return cls(scores, None, {word: i for i, word in enumerate(words) if i < terms})
 
     def scores(self, text: str) -> np.ndarray:
         """BM25 score of every paper for `text` -> float32 (n,); zeros when no term is known.
