@@ -1,4 +1,5 @@
-"""Cold start: a new process, from its start to the first answer, on a large index.
+"""Cold start: a new process, from its start to the first answer, on a large index (CLI; the
+app: see appstart.py).
 
 Product: `explorer search QUERY --index FOLDER --k 10 --json` (the CLI as a user runs it).
 Baseline: a plain script that imports sentence-transformers, loads the model, the vectors
@@ -17,6 +18,8 @@ import time
 
 import numpy as np
 
+from benchmarks.appstart import __doc__ as appstart_doc
+from benchmarks.appstart import app_rows
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.indexes import WORK, prepare
 from explorer.store import load_artifacts
@@ -40,6 +43,7 @@ def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run coldstart")
     parser.add_argument("--size", type=int, default=91808)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-app", action="store_true", help="only the CLI rows")
     args = parser.parse_args(argv)
     folder, real = prepare(args.size)
     artifacts = load_artifacts(folder)
@@ -47,22 +51,29 @@ def run(argv: list[str]) -> None:
     np.save(vectors_file, artifacts.index.vectors())
     papers_file = folder / artifacts.manifest["files"]["papers"]["name"]
     explorer = str(ROOT / ".venv" / "bin" / "explorer")
-    ours, theirs = [], []
+    cli: dict[str, list[float]] = {"ours": [], "theirs": []}
     for run_number in range(args.runs):
         query = QUERIES[run_number % len(QUERIES)]
-        ours.append(_wall([explorer, "search", query, "--index", str(folder), "--k", "10",
-                           "--json"]))
-        theirs.append(_wall([sys.executable, "-c", BASELINE, str(vectors_file),
-                             str(papers_file), query]))
-    product, baseline = float(np.median(ours)), float(np.median(theirs))
-    rows = [{"papers": len(artifacts.papers), "real_vectors": real,
-             "product_s": round(product, 2), "baseline_s": round(baseline, 2),
-             "ratio": round(baseline / product, 2),
-             "product_runs": [round(x, 2) for x in ours],
-             "baseline_runs": [round(x, 2) for x in theirs]}]
-    save("coldstart", "Cold start to the first answer (CLI)", rows,
-         ["papers", "real_vectors", "product_s", "baseline_s", "ratio", "product_runs",
-          "baseline_runs"], notes=__doc__.strip())
+        cli["ours"].append(_wall([explorer, "search", query, "--index", str(folder), "--k",
+                                  "10", "--json"]))
+        cli["theirs"].append(_wall([sys.executable, "-c", BASELINE, str(vectors_file),
+                                    str(papers_file), query]))
+    app = None if args.no_app else app_rows(folder, vectors_file, papers_file, QUERIES,
+                                            args.runs)
+    rows = [_row(path, times, len(artifacts.papers), real)
+            for path, times in (("cli", cli), ("app", app)) if times]
+    save("coldstart", "Cold start to the first answer (CLI and app)", rows,
+         ["path", "papers", "real_vectors", "product_s", "baseline_s", "ratio", "product_runs",
+          "baseline_runs"], notes=__doc__.strip() + "\n\n" + appstart_doc.strip())
+
+
+def _row(path: str, times: dict[str, list[float]], papers: int, real: int) -> dict:
+    product, baseline = float(np.median(times["ours"])), float(np.median(times["theirs"]))
+    return {"path": path, "papers": papers, "real_vectors": real,
+            "product_s": round(product, 2), "baseline_s": round(baseline, 2),
+            "ratio": round(baseline / product, 2),
+            "product_runs": [round(x, 2) for x in times["ours"]],
+            "baseline_runs": [round(x, 2) for x in times["theirs"]]}
 
 
 def _wall(command: list[str]) -> float:

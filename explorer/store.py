@@ -13,6 +13,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,16 +120,21 @@ def load_artifacts(folder: Path) -> Artifacts:
     """Load and check everything the manifest names; refuse anything that does not match."""
     manifest = read_manifest(folder)
     hint = rebuild_hint(folder, manifest)
-    files = verify_files(folder, manifest)
-    papers = _load_papers(folder / files["papers"]["name"], hint)
     kind = manifest.get("index_type")
     if kind not in INDEX_TYPES:
         raise IndexInvalidError(f"Unknown index type {kind!r} in {folder}. Rebuild: `{hint}`.")
-    try:
-        index = VectorIndex.load(folder / files["index"]["name"], kind)
-    except RuntimeError as exc:
-        raise IndexInvalidError(f"FAISS cannot read the index in {folder} ({exc}). "
-                                f"Rebuild: `{hint}`.") from exc
+    # Papers are parsed in a thread while checksums, FAISS and NumPy (which free the GIL) read
+    # the rest; a checksum error wins over whatever the parser meets.
+    with ThreadPoolExecutor(1) as pool:
+        name = (manifest.get("files") or {}).get("papers", {}).get("name", "")
+        parsing = pool.submit(_load_papers, folder / str(name), hint)
+        try:
+            files = verify_files(folder, manifest)
+        except IndexInvalidError:
+            parsing.cancel()
+            raise
+        index, extras, arrays = _load_rest(folder, files, kind, hint)
+        papers = parsing.result()
     expected = (manifest.get("count"), manifest.get("model", {}).get("dimension"))
     found = (len(papers), index.count, index.dimension)
     if found != (expected[0], expected[0], expected[1]):
@@ -137,10 +143,21 @@ def load_artifacts(folder: Path) -> Artifacts:
             f"{index.count} vectors of dimension {index.dimension}, but the manifest says "
             f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
         )
+    return Artifacts(folder, manifest, papers, index, extras, arrays)
+
+
+def _load_rest(folder: Path, files: dict[str, Any], kind: str, hint: str
+               ) -> tuple[VectorIndex, dict[str, Any], dict[str, np.ndarray]]:
+    """The checked index, extras and named arrays of a folder."""
+    try:
+        index = VectorIndex.load(folder / files["index"]["name"], kind)
+    except RuntimeError as exc:
+        raise IndexInvalidError(f"FAISS cannot read the index in {folder} ({exc}). "
+                                f"Rebuild: `{hint}`.") from exc
     extras = json.loads((folder / files["extras"]["name"]).read_text(encoding="utf-8"))
     arrays = {role: np.load(folder / entry["name"], allow_pickle=False)
               for role, entry in files.items() if role not in REQUIRED}
-    return Artifacts(folder, manifest, papers, index, extras, arrays)
+    return index, extras, arrays
 
 
 def _save_array(path: Path, array: np.ndarray) -> None:
