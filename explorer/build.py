@@ -23,7 +23,6 @@ from explorer.lexical import LexicalIndex
 from explorer.maps import compute_map, update_map
 from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
 from explorer.store import (
-    Artifacts,
     load_artifacts,
     paper_lines,
     read_manifest,
@@ -34,6 +33,7 @@ from explorer.store import (
 Progress = Callable[[str, int, int], None]
 
 AUTO = "auto"
+TEXT_HASHES = "text_hashes"  # array: the SHA-256 of each paper's embedded text, (n, 32) uint8
 HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
 PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 
@@ -111,8 +111,10 @@ def build(
     checkpoint = Checkpoint(out, spec.fingerprint)
     vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint)
     arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
-    old = (previous.papers, previous.arrays) if previous is not None else None
+    old = previous.arrays if previous is not None else None
     arrays.update(LexicalIndex.from_papers(corpus.papers, old).to_arrays())  # BM25 channel
+    arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
+                                        dtype=np.uint8).reshape(len(corpus.papers), 32)
     index = VectorIndex.build(vectors, kind)
     extras = {"pair_quantiles": pair_quantiles(vectors), "map": _map(corpus.papers, vectors,
                                                                      previous)}
@@ -166,14 +168,13 @@ class _LazyEmbedder:
         return self._embedder
 
 
-def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _LazyEmbedder,
+def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: _LazyEmbedder,
                    checkpoint: Checkpoint) -> tuple[np.ndarray, int]:
     """Vectors (n, d) for `papers`, reusing the previous build's and an interrupted build's
     by text hash; and how many were embedded by this build (resumed ones included)."""
     cache: dict[str, np.ndarray] = {}
     if previous is not None:
-        old = previous.index.vectors()
-        cache = {p.text_hash: old[row] for row, p in enumerate(previous.papers)}
+        cache = dict(zip(previous.text_hashes, previous.vectors))
     resumed = {h: v for h, v in checkpoint.load(lambda: embedder.info).items() if h not in cache}
     cache.update(resumed)
     missing = [p for p in papers if p.text_hash not in cache]
@@ -187,24 +188,24 @@ def _paper_vectors(papers: list[Paper], previous: Artifacts | None, embedder: _L
     return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)
 
 
-def _sentence_arrays(papers: list[Paper], previous: Artifacts | None,
+def _sentence_arrays(papers: list[Paper], previous: _Previous | None,
                      embedder: _LazyEmbedder) -> dict[str, np.ndarray]:
     table = sentence_table(papers)
     cached: dict[str, np.ndarray] = {}
     if previous is not None and "sentence_vectors" in previous.arrays and (
             previous.manifest.get("sentence_splitter") == SPLITTER_VERSION):
-        cached = per_paper(previous.papers, previous.arrays["sentence_table"],
+        cached = per_paper(previous.text_hashes, previous.arrays["sentence_table"],
                            previous.arrays["sentence_vectors"])
     vectors = embed_sentences(papers, table, lambda texts: embedder.embed("sentences", texts),
                               cached)
     return {"sentence_table": table, "sentence_vectors": vectors}
 
 
-def _map(papers: list[Paper], vectors: np.ndarray, previous: Artifacts | None) -> dict:
+def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -> dict:
     """The corpus map: updated from the previous build's when little changed, else afresh."""
     if previous is None:
         return compute_map(papers, vectors)
-    return update_map(papers, vectors, previous.papers, previous.extras.get("map"))
+    return update_map(papers, vectors, previous.text_hashes, previous.extras.get("map"))
 
 
 def _choose_index_type(requested: str, count: int) -> str:
@@ -231,15 +232,32 @@ def _is_current(out: Path, spec: ModelSpec, settings: dict) -> bool:
     return True
 
 
-def _previous(out: Path, spec: ModelSpec) -> Artifacts | None:
+@dataclass
+class _Previous:
+    """What an update reuses from the build already in the folder; its paper records are not
+    parsed: rows are matched by the stored text hashes."""
+
+    manifest: dict
+    vectors: np.ndarray  # (n, d)
+    arrays: dict[str, np.ndarray]
+    extras: dict
+    text_hashes: list[str]  # (n,) the text hash of each row
+
+
+def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
     """The previous build in `out` when it used the same model (its vectors are reusable)."""
     try:
-        previous = load_artifacts(out)
+        found = load_artifacts(out, papers=False)
     except ExplorerError:
         return None
-    if previous.manifest.get("model", {}).get("fingerprint") != spec.fingerprint:
+    if found.manifest.get("model", {}).get("fingerprint") != spec.fingerprint:
         return None
-    return previous
+    stored = found.arrays.get(TEXT_HASHES)
+    if stored is not None and len(stored) == found.index.count:
+        hashes = [row.tobytes().hex() for row in stored]
+    else:  # built before the hashes were stored
+        hashes = [p.text_hash for p in load_artifacts(out).papers]
+    return _Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
 
 
 def pair_quantiles(vectors: np.ndarray, points: int = 101) -> list[float]:

@@ -4,13 +4,14 @@ Two sparse matrices go into the index folder as .npy arrays (through store.write
 they are written atomically and checksummed like the other artifacts):
 - the BM25 score matrix (CSC, one column per term: a query sums the columns of its terms), the
   same eager layout and Lucene formula as bm25s;
-- the term counts per paper (CSR, one row per paper), so that an incremental build tokenises only
-  the new papers and recomputes the scores (which depend on document frequencies and the mean
-  length of the whole corpus) with a few vectorised operations.
+- the term counts per paper (CSR, one row per paper) and the SHA-256 of each row's text, so that
+  an incremental build tokenises only the new papers and recomputes the scores (which depend on
+  document frequencies and the mean length of the whole corpus) with a few vectorised operations.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from scipy import sparse
 
 from explorer.corpus import Paper
 
-LEXICAL_VERSION = 2  # bump when tokenising or scoring changes: the index is then rebuilt
+LEXICAL_VERSION = 3  # bump when tokenising or scoring changes: the index is then rebuilt
 # k1 and b: Anserini's defaults, as in the published ACM-CR BM25 baseline.
 SETTINGS = {"version": LEXICAL_VERSION, "method": "lucene", "k1": 0.9, "b": 0.4,
             "stemmer": "english", "stopwords": "en"}
@@ -58,8 +59,10 @@ def lexical_text(paper: Paper) -> str:
 class LexicalIndex:
     """BM25 scores of every paper for a text query; rows are positions in the paper list."""
 
-    def __init__(self, scores: sparse.csc_matrix, counts: sparse.csr_matrix | None,
-                 vocab: dict[str, int]) -> None:
+    def __init__(self, scores: sparse.csc_matrix,
+                 counts: tuple[sparse.csr_matrix, np.ndarray] | None, vocab: dict[str, int]
+                 ) -> None:
+        """`counts`: the term counts and the rows' text digests (n, 32), kept for updates."""
         self.count = scores.shape[0]
         self.vocab = vocab
         self.tokenize = Tokenizer()
@@ -68,36 +71,36 @@ class LexicalIndex:
         self._df = np.diff(self._indptr).astype(np.float64)
 
     @classmethod
-    def build(cls, texts: Sequence[str], previous: tuple[Sequence[str], dict] | None = None
+    def build(cls, texts: Sequence[str], previous: dict[str, np.ndarray] | None = None
               ) -> LexicalIndex:
-        """Index `texts`, one per paper row. `previous` = (texts, arrays) of an earlier index:
-        texts found there are not tokenised again."""
+        """Index `texts`, one per paper row. `previous`: the arrays of an earlier index; texts
+        it already counted (found by their SHA-256) are not tokenised again."""
         tokenize = Tokenizer()
         vocab: dict[str, int] = {}
-        reuse: dict[str, int] = {}
-        old_counts = None
-        if previous is not None and f"{ARRAY_PREFIX}counts_data" in previous[1]:
-            old_texts, arrays = previous
-            vocab = {word: i for i, word in enumerate(_words(arrays))}
-            old_counts = _matrix(arrays, "counts_", sparse.csr_matrix, len(old_texts), len(vocab))
-            reuse = {text: row for row, text in enumerate(old_texts)}
+        reuse: dict[bytes, int] = {}
+        keys = [hashlib.sha256(text.encode("utf-8")).digest() for text in texts]
+        if previous is not None and f"{ARRAY_PREFIX}row_keys" in previous:
+            vocab = {word: i for i, word in enumerate(_words(previous))}
+            old_keys = previous[f"{ARRAY_PREFIX}row_keys"]
+            old_counts = _matrix(previous, "counts_", sparse.csr_matrix, len(old_keys), len(vocab))
+            reuse = {key.tobytes(): row for row, key in enumerate(old_keys)}
         rows: list[tuple[np.ndarray, np.ndarray]] = []
-        for text in texts:
-            if text in reuse:
-                span = slice(old_counts.indptr[reuse[text]], old_counts.indptr[reuse[text] + 1])
+        for text, key in zip(texts, keys):
+            if key in reuse:
+                span = slice(old_counts.indptr[reuse[key]], old_counts.indptr[reuse[key] + 1])
                 rows.append((old_counts.indices[span], old_counts.data[span]))
             else:
                 ids = [vocab.setdefault(token, len(vocab)) for token in tokenize(text)]
                 rows.append(_count_row(ids))
         counts = _stack(rows, len(vocab))
-        return cls(bm25_matrix(counts), counts, vocab)
+        row_keys = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
+        return cls(bm25_matrix(counts), (counts, row_keys), vocab)
 
     @classmethod
-    def from_papers(cls, papers: Sequence[Paper], previous: tuple[Sequence[Paper], dict] | None
-                    = None) -> LexicalIndex:
-        """Index `papers`; `previous` = (papers, arrays) of the build being updated."""
-        old = None if previous is None else ([lexical_text(p) for p in previous[0]], previous[1])
-        return cls.build([lexical_text(p) for p in papers], old)
+    def from_papers(cls, papers: Sequence[Paper], previous: dict[str, np.ndarray] | None = None
+                    ) -> LexicalIndex:
+        """Index `papers`; `previous`: the arrays of the build being updated."""
+        return cls.build([lexical_text(p) for p in papers], previous)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The index as named arrays: both matrices and the vocabulary (UTF-8, one a line)."""
@@ -108,8 +111,10 @@ class LexicalIndex:
         arrays = {f"{ARRAY_PREFIX}data": self._data, f"{ARRAY_PREFIX}indices": self._indices,
                   f"{ARRAY_PREFIX}indptr": self._indptr, f"{ARRAY_PREFIX}vocab": vocab}
         if self._counts is not None:
-            arrays |= {f"{ARRAY_PREFIX}counts_{name}": getattr(self._counts, name)
+            counts, row_keys = self._counts
+            arrays |= {f"{ARRAY_PREFIX}counts_{name}": getattr(counts, name)
                        for name in ("data", "indices", "indptr")}
+            arrays[f"{ARRAY_PREFIX}row_keys"] = row_keys
         return arrays
 
     @classmethod

@@ -49,20 +49,21 @@ def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
     }
 
 
-def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_papers: Sequence[Paper],
+def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_hashes: Sequence[str],
                previous: dict | None) -> dict:
-    """The map of `papers` given the map of an earlier build of the same corpus.
+    """The map of `papers` given the map of an earlier build (`previous_hashes`: the text hash
+    of each of its rows).
 
     Papers already on it keep their place and topic; new ones are placed among their nearest
     neighbours there and join the topic of the nearest one. Once more than REFRESH_SHARE of the
     papers have been added or removed since the last full layout (or when there is no usable
     earlier map), the whole map is computed afresh with compute_map.
     """
-    known = _positions(previous_papers, previous)
+    known = _positions(previous_hashes, previous)
     rows = [known.get(p.text_hash) for p in papers]
     kept = [i for i, place in enumerate(rows) if place is not None]
     added = len(papers) - len(kept)
-    changed = (previous or {}).get("changed", 0) + added + (len(previous_papers) - len(kept))
+    changed = (previous or {}).get("changed", 0) + added + (len(previous_hashes) - len(kept))
     if not kept or len(papers) < 3 or changed > REFRESH_SHARE * len(papers):
         return compute_map(papers, vectors)
     x, y, topic = (np.array([rows[i][k] for i in kept]) for k in range(3))
@@ -84,12 +85,11 @@ def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_papers: Se
             "method": previous["method"], "changed": changed}
 
 
-def _positions(papers: Sequence[Paper], stored: dict | None) -> dict[str, tuple]:
-    """text hash -> (x, y, topic) of a stored map; {} when it does not fit `papers`."""
-    if not stored or any(len(stored.get(k, ())) != len(papers) for k in ("x", "y", "topic")):
+def _positions(hashes: Sequence[str], stored: dict | None) -> dict[str, tuple]:
+    """text hash -> (x, y, topic) of a stored map; {} when it does not fit its rows."""
+    if not stored or any(len(stored.get(k, ())) != len(hashes) for k in ("x", "y", "topic")):
         return {}
-    return {p.text_hash: (x, y, t)
-            for p, x, y, t in zip(papers, stored["x"], stored["y"], stored["topic"])}
+    return {h: (x, y, t) for h, x, y, t in zip(hashes, stored["x"], stored["y"], stored["topic"])}
 
 
 def _neighbours(vectors: np.ndarray, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ import numpy as np
 from explorer.corpus import Paper
 from explorer.embedder import BUNDLED_NAMES, Embedder, resolve_model
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
+from explorer.feedback import feedback_channel
 from explorer.hits import FacetTable, Filters, Hit
 from explorer.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.ranking import (
@@ -34,6 +35,9 @@ from explorer.store import Artifacts, load_artifacts, rebuild_hint
 # `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid
 # beat both lexical and dense in nDCG@10 on all three query sets, on 3k and 10k papers.
 DEFAULT_MODE = HYBRID
+# Hybrid runs a pseudo-relevance feedback pass unless told not to (explorer/feedback.py): it
+# won in 2-fold cross-validation on full ACM-CR (benchmarks/results/quality-acm-cr-prf.md).
+DEFAULT_FEEDBACK = True
 RECOMMENDERS = ("centroid", "svm")
 # Same results file: the per-request SVM recovered held-out references better than the centroid.
 DEFAULT_RECOMMENDER = "svm"
@@ -111,14 +115,17 @@ class Explorer:
         return None
 
     def search(self, query: str, top_k: int = 10, filters: Filters | None = None,
-               mode: str | None = None, diverse: bool = False) -> list[Hit]:
+               mode: str | None = None, diverse: bool = False,
+               feedback: bool | None = None) -> list[Hit]:
         """Papers ranked for `query` ([] when empty). `mode`: lexical, dense or hybrid
-        (default: `default_mode`); `diverse` re-ranks with MMR so near-copies spread out."""
+        (default: `default_mode`); `diverse` re-ranks with MMR so near-copies spread out;
+        `feedback` (hybrid only, default DEFAULT_FEEDBACK) adds a pseudo-relevance pass."""
         if not query or not query.strip():
             return []
         mode = self._mode(mode)
         vector = None if mode == LEXICAL else self.embed_query(query)
-        return self.rank(query, vector, top_k, filters, mode=mode, diverse=diverse)
+        return self.rank(query, vector, top_k, filters, mode=mode, diverse=diverse,
+                         feedback=feedback)
 
     def search_vector(self, vector: np.ndarray, top_k: int = 10,
                       filters: Filters | None = None, exclude: Iterable[int] = (), *,
@@ -131,34 +138,39 @@ class Explorer:
         return self.rank(text, vector, top_k, filters, exclude, mode=self._mode(mode))
 
     def similar(self, paper_id: str, top_k: int = 10, filters: Filters | None = None,
-                mode: str | None = None, diverse: bool = False) -> list[Hit]:
+                mode: str | None = None, diverse: bool = False,
+                feedback: bool | None = None) -> list[Hit]:
         """Nearest papers to `paper_id`, never the paper itself (nor its merged duplicates)."""
         row = self.row(paper_id)
         mode = self._mode(mode)
         text = lexical_text(self.papers[row]) if mode != DENSE else ""
         return self.rank(text, self.vectors[row], top_k, filters, exclude={row}, mode=mode,
-                         diverse=diverse)
+                         diverse=diverse, feedback=feedback)
 
     def similar_to_text(self, text: str, top_k: int = 10, filters: Filters | None = None,
-                        mode: str | None = None, diverse: bool = False) -> list[Hit]:
+                        mode: str | None = None, diverse: bool = False,
+                        feedback: bool | None = None) -> list[Hit]:
         """Papers most like a document that is not in the index (e.g. a title and abstract):
         the text is embedded as a document and, in lexical/hybrid mode, matched by BM25."""
         if not text or not text.strip():
             return []
         mode = self._mode(mode)
         vector = None if mode == LEXICAL else self.embedder.embed_documents([text])[0]
-        return self.rank(text, vector, top_k, filters, mode=mode, diverse=diverse)
+        return self.rank(text, vector, top_k, filters, mode=mode, diverse=diverse,
+                         feedback=feedback)
 
     def rank(self, text: str, vector: np.ndarray | None, top_k: int = 10,
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              mode: str = DENSE, diverse: bool = False,
-             dense_scores: np.ndarray | None = None) -> list[Hit]:
+             dense_scores: np.ndarray | None = None, feedback: bool | None = None) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel.
 
         Hybrid blends the top CANDIDATES of each channel (min-max normalised scores, equal
-        weights; see ranking.blend_fusion); hits carry
-        the cosine to `vector` as their score (BM25 score in lexical mode). `dense_scores`
-        (n,), when given, replaces the vector search as the dense channel (e.g. an SVM's)."""
+        weights; see ranking.blend_fusion), then (`feedback`, default DEFAULT_FEEDBACK)
+        re-scores those candidates with the query vector moved towards the first pass's best
+        papers and blends again (feedback.py); hits carry the cosine to `vector` as their
+        score (BM25 score in lexical mode). `dense_scores` (n,), when given, replaces the
+        vector search as the dense channel (e.g. an SVM's; no feedback then)."""
         check_mode(mode)
         exclude = set(exclude)
         depth = max(CANDIDATES, top_k) if (mode == HYBRID or diverse) else top_k
@@ -171,7 +183,12 @@ class Explorer:
             rows, scores = self._dense_rows(vector, depth, filters, exclude)
         if mode == HYBRID:
             lexical = self._lexical_rows(text, depth, filters, exclude)
-            rows, scores = blend_fusion([(rows, scores), lexical], [DENSE_WEIGHT, 1 - DENSE_WEIGHT])
+            weights = [DENSE_WEIGHT, 1 - DENSE_WEIGHT]
+            dense = (rows, scores)
+            rows, scores = blend_fusion([dense, lexical], weights)
+            if (DEFAULT_FEEDBACK if feedback is None else feedback) and dense_scores is None:
+                dense = feedback_channel(self.vectors, vector, rows, [dense[0], lexical[0]], depth)
+                rows, scores = blend_fusion([dense, lexical], weights)
         if diverse and len(rows):
             order = mmr(scores, self.vectors[rows], top_k)
             rows, scores = rows[order], scores[order]
@@ -211,7 +228,7 @@ class Explorer:
             if query_vector is not None:
                 scores = scores + self.vectors @ query_vector
         return self.rank(text, target, top_k, filters, exclude, mode=mode, diverse=diverse,
-                         dense_scores=scores)
+                         dense_scores=scores, feedback=False)
 
     def percentile(self, score: float) -> float | None:
         """Share of random paper pairs in this corpus less similar than `score` (0-100)."""

@@ -77,11 +77,12 @@ def embed_sentences(
     return np.vstack(parts).astype(np.float16)
 
 
-def per_paper(papers: Sequence[Paper], table: np.ndarray, vectors: np.ndarray
+def per_paper(hashes: Sequence[str], table: np.ndarray, vectors: np.ndarray
               ) -> dict[str, np.ndarray]:
-    """Split stored sentence vectors back by paper text hash (for the incremental cache)."""
-    bounds = np.searchsorted(table[:, 0], np.arange(len(papers) + 1)) if len(table) else None
+    """Split stored sentence vectors back by paper text hash (`hashes`: one per paper row),
+    for the incremental cache."""
+    bounds = np.searchsorted(table[:, 0], np.arange(len(hashes) + 1)) if len(table) else None
     if bounds is None:
         return {}
-    return {paper.text_hash: vectors[bounds[row]:bounds[row + 1]]
-            for row, paper in enumerate(papers)}
+    return {text_hash: vectors[bounds[row]:bounds[row + 1]]
+            for row, text_hash in enumerate(hashes)}

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.corpus import Paper
+from explorer.corpus import Paper, json_line
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index import INDEX_TYPES, VectorIndex
 
@@ -116,8 +116,11 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def load_artifacts(folder: Path) -> Artifacts:
-    """Load and check everything the manifest names; refuse anything that does not match."""
+def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
+    """Load and check everything the manifest names; refuse anything that does not match.
+
+    `papers=False` checks the papers file but does not parse it (`Artifacts.papers` is then
+    empty): an incremental build needs only the vectors, arrays and extras."""
     manifest = read_manifest(folder)
     hint = rebuild_hint(folder, manifest)
     kind = manifest.get("index_type")
@@ -127,23 +130,24 @@ def load_artifacts(folder: Path) -> Artifacts:
     # the rest; a checksum error wins over whatever the parser meets.
     with ThreadPoolExecutor(1) as pool:
         name = (manifest.get("files") or {}).get("papers", {}).get("name", "")
-        parsing = pool.submit(_load_papers, folder / str(name), hint)
+        parsing = pool.submit(_load_papers, folder / str(name), hint) if papers else None
         try:
             files = verify_files(folder, manifest)
         except IndexInvalidError:
-            parsing.cancel()
+            if parsing is not None:
+                parsing.cancel()
             raise
         index, extras, arrays = _load_rest(folder, files, kind, hint)
-        papers = parsing.result()
+        records = parsing.result() if parsing is not None else []
     expected = (manifest.get("count"), manifest.get("model", {}).get("dimension"))
-    found = (len(papers), index.count, index.dimension)
-    if found != (expected[0], expected[0], expected[1]):
+    count = len(records) if papers else expected[0]
+    if (count, index.count, index.dimension) != (expected[0], expected[0], expected[1]):
         raise IndexInvalidError(
-            f"Index in {folder} does not match its manifest: {len(papers)} papers and "
+            f"Index in {folder} does not match its manifest: {count} papers and "
             f"{index.count} vectors of dimension {index.dimension}, but the manifest says "
             f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
         )
-    return Artifacts(folder, manifest, papers, index, extras, arrays)
+    return Artifacts(folder, manifest, records, index, extras, arrays)
 
 
 def _load_rest(folder: Path, files: dict[str, Any], kind: str, hint: str
@@ -182,7 +186,7 @@ def _load_papers(path: Path, hint: str) -> list[Paper]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             try:
-                papers.append(Paper.from_dict(json.loads(line)))
+                papers.append(Paper.from_dict(json_line(line.strip())))
             except (json.JSONDecodeError, TypeError) as exc:
                 raise IndexInvalidError(
                     f"{path}:{number} is not a valid paper record ({exc}). Rebuild: `{hint}`."

@@ -197,3 +197,29 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path: Path, monkeypat
     explorer = Explorer.open(out)
     hit = explorer.search("a retrieval tool for lemmas in a proof assistant library", 1)[0]
     assert hit.paper_id == "66489d54e9ae"
+
+
+def test_an_update_reads_no_paper_records_of_the_previous_build(index_copy: Path, tmp_path: Path,
+                                                               monkeypatch):
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text("\n".join(json.dumps(p) for p in NEW_PAPERS))
+
+    def refuse(*args):
+        raise AssertionError("the previous papers file was parsed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "_load_papers", refuse)
+        report = build([SEEDS, extra], index_copy, "default")
+    assert (report.embedded, report.reused) == (2, 71)
+    assert Explorer.open(index_copy).search("robots walking on sand", 1)[0].paper_id == "new-2"
+
+
+def test_an_index_without_stored_text_hashes_is_still_updated(index_copy: Path, tmp_path: Path,
+                                                              monkeypatch):
+    import explorer.build as build_module
+
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(json.dumps(NEW_PAPERS[0]))
+    monkeypatch.setattr(build_module, "TEXT_HASHES", "absent_from_older_indexes")
+    report = build([SEEDS, extra], index_copy, "default")
+    assert (report.embedded, report.reused) == (1, 71)

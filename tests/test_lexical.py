@@ -34,7 +34,7 @@ def test_scores_equal_the_bm25s_library(seed_texts):
 def test_an_update_equals_a_fresh_index(seed_texts):
     first, later = seed_texts[:50], seed_texts[10:] + ["a brand new paper about quokkas"]
     old = LexicalIndex.build(first)
-    updated = LexicalIndex.build(later, previous=(first, old.to_arrays()))
+    updated = LexicalIndex.build(later, previous=old.to_arrays())
     fresh = LexicalIndex.build(later)
     for query in (*QUERIES, "quokkas"):
         assert updated.scores(query) == pytest.approx(fresh.scores(query), rel=1e-6), query
@@ -48,7 +48,7 @@ def test_an_update_tokenises_only_new_texts(seed_texts, monkeypatch):
     original = Tokenizer.__call__
     monkeypatch.setattr(Tokenizer, "__call__", lambda self, text: seen.append(text) or
                         original(self, text))
-    LexicalIndex.build(seed_texts + ["one more abstract"], previous=(seed_texts, old.to_arrays()))
+    LexicalIndex.build(seed_texts + ["one more abstract"], previous=old.to_arrays())
     assert seen == ["one more abstract"]
 
 

@@ -40,11 +40,15 @@ def _papers(count: int) -> list:
             for i in range(count)]
 
 
+def _hashes(papers: list) -> list[str]:
+    return [p.text_hash for p in papers]
+
+
 def test_an_update_keeps_the_map_and_places_new_papers_beside_their_neighbours():
     vectors, labels = _clustered(30, 4)
     papers = _papers(120)
     first = maps.compute_map(papers[:110], vectors[:110])
-    updated = maps.update_map(papers, vectors, papers[:110], first)
+    updated = maps.update_map(papers, vectors, _hashes(papers[:110]), first)
     assert updated["x"][:110] == first["x"] and updated["topic"][:110] == first["topic"]
     positions = np.column_stack([updated["x"], updated["y"]])
     for row in range(110, 120):
@@ -62,9 +66,10 @@ def test_the_map_is_laid_out_afresh_once_a_tenth_of_it_changed():
     vectors, _ = _clustered(30, 4)
     papers = _papers(120)
     first = maps.compute_map(papers[:100], vectors[:100])
-    assert "changed" not in maps.update_map(papers, vectors, papers[:100], first)  # 20 new
-    small = maps.update_map(papers[:105], vectors[:105], papers[:100], first)
+    assert "changed" not in maps.update_map(papers, vectors, _hashes(papers[:100]), first)  # 20 new
+    small = maps.update_map(papers[:105], vectors[:105], _hashes(papers[:100]), first)
     assert small["changed"] == 5
-    again = maps.update_map(papers[:112], vectors[:112], papers[:105], small)  # 5 + 7 > 11.2
+    again = maps.update_map(papers[:112], vectors[:112], _hashes(papers[:105]), small)  # 5 + 7 > 11.2
     assert "changed" not in again and again["method"] == "tsne"
-    assert "changed" not in maps.update_map(papers, vectors, papers[:3], {"x": [0.0]})  # unusable
+    unusable = {"x": [0.0]}
+    assert "changed" not in maps.update_map(papers, vectors, _hashes(papers[:3]), unusable)
