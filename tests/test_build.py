@@ -223,3 +223,21 @@ def test_an_index_without_stored_text_hashes_is_still_updated(index_copy: Path, 
     monkeypatch.setattr(build_module, "TEXT_HASHES", "absent_from_older_indexes")
     report = build([SEEDS, extra], index_copy, "default")
     assert (report.embedded, report.reused) == (1, 71)
+
+
+def test_older_manifests_with_sha256_checksums_still_load_and_catch_damage(index_copy: Path):
+    import hashlib
+
+    manifest = _manifest(index_copy)
+    for entry in manifest["files"].values():
+        data = (index_copy / entry["name"]).read_bytes()
+        entry["sha256"] = hashlib.sha256(data).hexdigest()
+        del entry["crc32"]
+    (index_copy / "manifest.json").write_text(json.dumps(manifest))
+    assert len(Explorer.open(index_copy).papers) == 71
+    papers = index_copy / manifest["files"]["papers"]["name"]
+    data = bytearray(papers.read_bytes())
+    data[10] ^= 1  # same size, one bit flipped
+    papers.write_bytes(bytes(data))
+    with pytest.raises(IndexInvalidError, match="fails its checksum"):
+        Explorer.open(index_copy)
