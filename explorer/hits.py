@@ -57,8 +57,8 @@ class FacetTable:
     def __init__(self, papers: Sequence[Paper]) -> None:
         self.count = len(papers)
         self.venues = np.array([p.venue or "" for p in papers], dtype=object)
-        self.sources = [tuple(sorted({s.rsplit(":", 1)[0].split("#")[0] for s in p.sources}))
-                        for p in papers]
+        self.sources = [(_file(p.sources[0]),) if len(p.sources) == 1
+                        else tuple(sorted({_file(s) for s in p.sources})) for p in papers]
         self.years = np.array([p.year or 0 for p in papers], dtype=np.int64)
 
     def values(self) -> dict[str, list]:
@@ -93,3 +93,8 @@ class FacetTable:
             blocked[allowed] = False
         blocked[list(exclude)] = True
         return blocked
+
+
+def _file(source: str) -> str:
+    """The file of a source ("path:line" or "path#record")."""
+    return source.rsplit(":", 1)[0].split("#")[0]

@@ -165,7 +165,10 @@ class _OpenVino:
 
 
 def _cores() -> int:
+    """Cores this process may use; OMP_NUM_THREADS caps it (Ray sets it to an actor's CPUs)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    limit = os.environ.get("OMP_NUM_THREADS", "")
+    return min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores
