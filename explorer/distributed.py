@@ -93,7 +93,7 @@ class RayEmbedder:
             self.spec.path)
         items = [{"row": row, "text": text} for row, text in enumerate(texts)]
         dataset = ray.data.from_items(items).map_batches(
-            _EmbedActor, batch_size=self.batch_size * 16, batch_format="numpy",
+            _EmbedActor, batch_size=self._ray_batch(len(texts)), batch_format="numpy",
             fn_constructor_kwargs={"model": name, "fingerprint": self.spec.fingerprint,
                                    "batch_size": self.batch_size, "backend": self.backend},
             concurrency=self.workers, num_cpus=CPUS_PER_ACTOR)
@@ -109,6 +109,12 @@ class RayEmbedder:
                 progress(len(vectors))
         self.dimension = int(out.shape[1])
         return out
+
+    def _ray_batch(self, count: int) -> int:
+        """Texts per Ray batch: about four per worker, so every actor gets work and the last
+        batches even out; between one model batch and 16 of them."""
+        share = -(-count // (4 * self.workers))
+        return int(min(16 * self.batch_size, max(self.batch_size, share)))
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query -> (d,): embedded on the cluster like any document."""

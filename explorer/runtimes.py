@@ -158,17 +158,20 @@ class _OpenVino:
 
     def _compile(self, hint: str, streams: int = 1) -> Any:
         config = {"INFERENCE_PRECISION_HINT": self._hint, "PERFORMANCE_HINT": hint,
-                  "INFERENCE_NUM_THREADS": _cores(), "CACHE_DIR": self._cache}
+                  "INFERENCE_NUM_THREADS": _cores(), "CACHE_DIR": self._cache,
+                  # Pinned threads of several processes (Ray actors) all land on the first
+                  # cores; pin only when this process may use every core.
+                  "ENABLE_CPU_PINNING": _cores() == _cores(capped=False)}
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
         return self._core.compile_model(self._model, "CPU", config)
 
 
-def _cores() -> int:
+def _cores(capped: bool = True) -> int:
     """Cores this process may use; OMP_NUM_THREADS caps it (Ray sets it to an actor's CPUs)."""
     try:
         cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         cores = max(1, os.cpu_count() or 1)
-    limit = os.environ.get("OMP_NUM_THREADS", "")
+    limit = os.environ.get("OMP_NUM_THREADS", "") if capped else ""
     return min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores
