@@ -26,6 +26,7 @@ LEXICAL_VERSION = 3  # bump when tokenising or scoring changes: the index is the
 SETTINGS = {"version": LEXICAL_VERSION, "method": "lucene", "k1": 0.9, "b": 0.4,
             "stemmer": "english", "stopwords": "en"}
 ARRAY_PREFIX = "lexical_"
+DENSE_SHARE = 0.25  # a query with more postings than this share of the papers sums densely
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
@@ -137,6 +138,40 @@ class LexicalIndex:
         rows = np.concatenate([self._indices[span] for span in spans])
         weights = np.concatenate([self._data[span] for span in spans])
         return np.bincount(rows, weights=weights, minlength=self.count).astype(np.float32)
+
+    def top(self, text: str, depth: int, blocked: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+        """The `depth` best-scoring papers for `text` that share a term with it, best first
+        -> (rows int64, scores float32); `blocked` (n,) bool keeps rows out.
+
+        Only the papers that contain a query term are scored: a short query allocates nothing
+        the size of the corpus (a long one, whose terms reach most papers, sums densely)."""
+        rows, scores = self._matches(text)
+        if blocked is not None and len(rows):
+            keep = ~blocked[rows]
+            rows, scores = rows[keep], scores[keep]
+        depth = min(depth, len(rows))
+        if depth <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        part = np.argpartition(-scores, depth - 1)[:depth]
+        part = part[np.lexsort((rows[part], -scores[part]))]  # ties: lower row first
+        return rows[part].astype(np.int64), scores[part]
+
+    def _matches(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """(rows ascending, BM25 scores > 0) of the papers sharing a term with `text`."""
+        ids = [self.vocab[t] for t in self.tokenize(text) if t in self.vocab]
+        spans = [slice(self._indptr[i], self._indptr[i + 1]) for i in ids]
+        postings = sum(span.stop - span.start for span in spans)
+        if postings == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        rows = np.concatenate([self._indices[span] for span in spans])
+        weights = np.concatenate([self._data[span] for span in spans])
+        if postings > DENSE_SHARE * self.count:  # sorting would cost more than a dense pass
+            dense = np.bincount(rows, weights=weights, minlength=self.count)
+            found = np.flatnonzero(dense > 0)
+            return found, dense[found].astype(np.float32)
+        found, position = np.unique(rows, return_inverse=True)
+        return found.astype(np.int64), np.bincount(position, weights=weights).astype(np.float32)
 
     def idf(self, term: str) -> float:
         """BM25 (Lucene) inverse document frequency of a word (stemmed here); 0 if unknown."""

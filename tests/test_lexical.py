@@ -58,3 +58,25 @@ def test_searching_reads_only_the_score_matrix(seed_texts):
     full = LexicalIndex.from_arrays(arrays, len(seed_texts))
     slim = LexicalIndex.from_arrays(scores_only, len(seed_texts))
     assert np.array_equal(full.scores("neural networks"), slim.scores("neural networks"))
+
+
+@pytest.mark.parametrize("long_query", [False, True])
+@pytest.mark.parametrize("dense_share", [0.0, 1e9])  # always dense / always sparse summing
+def test_top_equals_ranking_every_score(seed_texts, long_query, dense_share, monkeypatch):
+    from explorer import lexical
+    from explorer.ranking import top_rows
+
+    monkeypatch.setattr(lexical, "DENSE_SHARE", dense_share)
+    index = LexicalIndex.build(seed_texts)
+    blocked = np.zeros(len(seed_texts), dtype=bool)
+    blocked[::3] = True
+    queries = seed_texts[:5] if long_query else QUERIES  # whole abstracts reach most papers
+    for query in queries:
+        for mask in (None, blocked):
+            rows, scores = index.top(query, 10, mask)
+            expected_rows, expected_scores = top_rows(index.scores(query), 10, mask)
+            assert scores == pytest.approx(expected_scores, rel=1e-5)
+            assert set(rows.tolist()) == set(expected_rows.tolist()) or len(set(
+                np.round(scores, 5))) < len(scores)  # the same rows unless tied scores
+            if mask is not None:
+                assert not mask[rows].any()
