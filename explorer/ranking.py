@@ -13,11 +13,14 @@ import numpy as np
 LEXICAL, DENSE, HYBRID = "lexical", "dense", "hybrid"
 MODES = (LEXICAL, DENSE, HYBRID)
 RRF_K = 60  # the constant of Cormack et al. (2009)
-CANDIDATES = 100  # rows each channel contributes to a fused ranking
 # Hybrid = equal-weight blend of min-max normalised channel scores. Chosen over RRF on the
 # paragraph queries and checked on the sentence and paper queries of two ACM-CR slices
 # (benchmarks/quality/fusion_study.py; benchmarks/results/quality-acm-cr-2026-11-30.md).
 DENSE_WEIGHT = 0.5
+# Rows each channel contributes to a fused ranking: 200 (was 100) with the weight above and the
+# feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
+# (benchmarks/quality/prf_study.py; benchmarks/results/quality-acm-cr-prf.md).
+CANDIDATES = 200
 
 
 def check_mode(mode: str) -> str:
