@@ -247,12 +247,14 @@ def field_scores(retriever, tokens: list[str]) -> np.ndarray:
 
 def study_fields(study: Study) -> list[str]:
     """Title (and keyword) boosting: BM25(all) + boost * BM25(title field) as the lexical
-    channel, then the usual hybrid. Measures what lexical.py could do."""
+    channel, then the shipped hybrid (200 candidates, feedback). Measures what lexical.py
+    could do; the first row is the shipped ranking without boosting."""
     papers = study.ex.papers
     tokenize = study.raw.tokenize
     titles = field_index([p.title if not p.title_is_derived else "" for p in papers], tokenize)
     keywords = field_index([" ".join(p.keywords) for p in papers], tokenize)
-    names = []
+    names = ["w=0.5 depth=200 docs=3 beta=0.5"]
+    study.run(names[0], lambda c: shipped(study, c, 0.5, 200, 3, 0.5))
     extra = {}
     for set_name, cases in study.cases.items():
         for c in cases:
@@ -267,7 +269,11 @@ def study_fields(study: Study) -> list[str]:
             title, keyword = extra[(c.set_name, c.query_id)]
             weights = dict(study.term_counts(c.text))
             scores = study.bm25(weights) + bt * title + bk * keyword
-            return hybrid(c.dense, top_rows(scores, 100))
+            lexical = top_rows(scores, 200)
+            first = hybrid(c.dense, lexical, 0.5, 200)
+            moved = feedback_channel(study.vectors, c.vector, first,
+                                     [c.dense[0][:200], lexical[0]], 200)
+            return hybrid(moved, lexical, 0.5, 200)
         study.run(name, fn)
         names.append(name)
     return names
