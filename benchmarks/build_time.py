@@ -4,6 +4,10 @@ Each measurement runs in a fresh child process that reports its own wall time an
 - build N: `explorer.build.build` of N paperlists-ml abstracts (embedding included, no
   sentence vectors) beside the plain baseline: `SentenceTransformer.encode` fp32,
   `faiss.IndexFlatIP`, `faiss.write_index`, papers written as JSON lines.
+- build N, vectors given: a whole build of the large corpus whose vectors were embedded before
+  (the product resumes them from its checkpoint), beside adding them to IndexFlatIP and writing
+  the index and the papers: what a 100k build costs besides embedding, and its peak memory.
+  Both sides load the prepared index first (inside the timed child).
 - add 100: the product's incremental build of a large prepared index (see indexes.py) plus
   100 new papers, beside the plain baseline: encode the 100, `index.add`, write the index.
   The index, its copy and the 100 records are staged before the timed children start; each
@@ -26,7 +30,8 @@ from benchmarks.indexes import WORK, papers_file, prepare
 
 def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run build")
-    parser.add_argument("--n", type=int, default=2000, help="papers embedded by the build row")
+    parser.add_argument("--n", type=int, nargs="+", default=[2000],
+                        help="papers embedded by the build rows (e.g. 2000 10000)")
     parser.add_argument("--large", type=int, default=91808,
                         help="records in the index that gets 100 more (all but 100 of paperlists)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -34,9 +39,11 @@ def run(argv: list[str]) -> None:
     if args.child:
         print(json.dumps(_child(*args.child)))
         return
-    rows = [_pair(f"build {args.n}", ("product-build", str(args.n)),
-                  ("baseline-build", str(args.n)), args.n)]
+    rows = [_pair(f"build {n}", ("product-build", str(n)), ("baseline-build", str(n)), n)
+            for n in args.n]
     _stage_add(args.large)
+    rows.append(_pair(f"build {args.large}, vectors given", ("product-vectors", str(args.large)),
+                      ("baseline-vectors", str(args.large)), args.large))
     rows.append(_pair(f"add 100 to {args.large}", ("product-add", str(args.large)),
                       ("baseline-add", str(args.large)), args.large))
     save("build", "Build and incremental add", rows,
@@ -65,6 +72,8 @@ def _child(task: str, target: str) -> dict:
         index_bytes = _product_build([papers_file(int(target))], WORK / f"build-{target}")
     elif task == "baseline-build":
         index_bytes = _baseline_build(int(target))
+    elif task.endswith("-vectors"):
+        index_bytes = _build_from_vectors(task, int(target))
     else:
         index_bytes = _add(task, int(target))
     return {"seconds": round(time.perf_counter() - started, 2), "peak_mb": round(peak_rss_mb()),
@@ -97,6 +106,35 @@ def _baseline_build(count: int) -> int:
     faiss.write_index(index, str(out / "index.faiss"))
     (out / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return (out / "index.faiss").stat().st_size
+
+
+def _build_from_vectors(task: str, size: int) -> int:
+    """A whole build of the `size`-paper corpus whose vectors are already embedded: the product
+    resumes them from a checkpoint (everything but the embedding: reading, BM25, map, writes);
+    the baseline adds them to `faiss.IndexFlatIP` and writes the index and the papers."""
+    import faiss
+    import numpy as np
+
+    from explorer.checkpoint import Checkpoint
+    from explorer.embedder import Embedder, resolve_model
+    from explorer.store import load_artifacts
+
+    prepared = load_artifacts(WORK / f"index-{size}-auto")
+    vectors = np.array(prepared.index.vectors())
+    out = WORK / f"{task}-{size}"
+    shutil.rmtree(out, ignore_errors=True)
+    if task == "baseline-vectors":
+        out.mkdir(parents=True)
+        index = faiss.IndexFlatIP(vectors.shape[1])
+        index.add(vectors)
+        faiss.write_index(index, str(out / "index.faiss"))
+        (out / "papers.jsonl").write_text("".join(json.dumps(p.to_dict()) + "\n"
+                                                  for p in prepared.papers))
+        return (out / "index.faiss").stat().st_size
+    spec = resolve_model("default")
+    Checkpoint(out, spec.fingerprint).save([p.text_hash for p in prepared.papers], vectors,
+                                           Embedder(spec).info)
+    return _product_build([papers_file(size)], out, fresh=False)
 
 
 def _stage_add(size: int) -> None:
