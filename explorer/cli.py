@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                              help="ranking: BM25, embeddings, or both fused (default: the index's)")
         command.add_argument("--explain", action="store_true",
                              help="show the best-matching sentences and shared terms of each hit")
+        command.add_argument("--no-feedback", dest="feedback", action="store_false",
+                             help="hybrid without its pseudo-relevance feedback pass")
         command.set_defaults(run=_ask, verb=name)
 
     recommend = commands.add_parser("recommend", help="papers like several papers at once")
@@ -168,7 +170,8 @@ def _ask(args, settings: Settings, parser) -> int:
     verb = explorer.search if args.verb == "search" else explorer.similar
 
     def ask(text: str) -> list[dict]:
-        hits = verb(text, args.k, filters, mode=args.mode, diverse=args.diverse)
+        hits = verb(text, args.k, filters, mode=args.mode, diverse=args.diverse,
+                    feedback=None if args.feedback else False)
         return _with_explanations(explorer, hits, args, text)
 
     if args.batch is None:

@@ -308,4 +308,4 @@ class Explorer:
     def _lexical_rows(self, text: str, depth: int, filters: Filters | None,
                       exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
         """Top `depth` rows by BM25 score for `text` -> (rows, scores); only rows that match."""
-        return top_rows(self.lexical.scores(text), depth, self._facets.blocked(filters, exclude))
+        return self.lexical.top(text, depth, self._facets.blocked(filters, exclude))

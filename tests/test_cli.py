@@ -45,6 +45,20 @@ def test_similar_json_excludes_the_paper(capsys, seeds_index: Path):
     assert code == 0 and len(ids) == 10 and LEAN not in ids
 
 
+@pytest.mark.parametrize("verb, target", [("search", "misinformation injection in LLMs"),
+                                           ("similar", LEAN)])
+def test_no_feedback_ranks_like_the_api_without_feedback(capsys, seeds_index: Path,
+                                                        seeds_explorer, verb, target):
+    code, out, _ = run(capsys, verb, target, "--index", str(seeds_index), "--json",
+                       "--no-feedback")
+    api = getattr(seeds_explorer, verb)(target, 10, feedback=False)
+    assert code == 0 and [h["paper_id"] for h in json.loads(out)] == [h.paper_id for h in api]
+    _, with_feedback, _ = run(capsys, verb, target, "--index", str(seeds_index), "--json")
+    default = getattr(seeds_explorer, verb)(target, 10)
+    assert [h["paper_id"] for h in json.loads(with_feedback)] == [h.paper_id for h in default]
+    assert [h.paper_id for h in api] != [h.paper_id for h in default]  # the flag matters here
+
+
 def test_index_defaults_to_the_environment(capsys, seeds_index: Path, monkeypatch):
     monkeypatch.setenv("EXPLORER_INDEX", str(seeds_index))
     code, out, _ = run(capsys, "info", "--json")
