@@ -184,7 +184,10 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: _L
         hashes = [p.text_hash for p in block]
         checkpoint.save(hashes, fresh, embedder.info)
         cache.update(zip(hashes, fresh))
-    vectors = np.vstack([cache[p.text_hash] for p in papers]).astype(np.float32)
+    dimension = len(next(iter(cache.values())))
+    vectors = np.empty((len(papers), dimension), dtype=np.float32)
+    for row, paper in enumerate(papers):  # row by row: no list of 100k views to stack
+        vectors[row] = cache[paper.text_hash]
     return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)
 
 
