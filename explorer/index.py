@@ -82,8 +82,9 @@ class VectorIndex:
             return self._search(queries, top_k, allowed)
 
     def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None):
-        if allowed is None and self.kind == EXACT and _parts(self.count, len(queries)) > 1:
-            return _split_search(self.vectors(), queries, top_k, _parts(self.count, len(queries)))
+        parts = _parts(self.count, len(queries))
+        if allowed is None and self.kind == EXACT and parts > 1:
+            return _split_search(self.vectors(), queries, top_k, parts)
         if allowed is None:
             return self._index.search(queries, top_k)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)  # the selector points into it

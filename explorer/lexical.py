@@ -131,13 +131,10 @@ class LexicalIndex:
         """BM25 score of every paper for `text` -> float32 (n,); zeros when no term is known.
 
         A term repeated in `text` counts as often as it appears (long texts as queries)."""
-        ids = [self.vocab[t] for t in self.tokenize(text) if t in self.vocab]
-        if not ids:
-            return np.zeros(self.count, dtype=np.float32)
-        spans = [slice(self._indptr[i], self._indptr[i + 1]) for i in ids]
-        rows = np.concatenate([self._indices[span] for span in spans])
-        weights = np.concatenate([self._data[span] for span in spans])
-        return np.bincount(rows, weights=weights, minlength=self.count).astype(np.float32)
+        out = np.zeros(self.count, dtype=np.float32)
+        rows, scores = self._matches(text)
+        out[rows] = scores
+        return out
 
     def top(self, text: str, depth: int, blocked: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray]:

@@ -72,12 +72,8 @@ def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_hashes: Se
     positions[kept], labels[kept] = np.column_stack([x, y]), topic
     new = np.setdiff1d(np.arange(len(papers)), kept)
     if len(new):
-        rng = np.random.default_rng(SEED)
-        nearest, weights = _neighbours(vectors[new], vectors[kept])
-        placed = (positions[kept][nearest] * weights[:, :, None]).sum(axis=1)
-        placed /= weights.sum(axis=1, keepdims=True)
-        positions[new] = placed + rng.normal(scale=positions[kept].std() * 0.01, size=placed.shape)
-        labels[new] = labels[kept][nearest[:, 0]]
+        positions[new], nearest = _place(vectors[new], vectors[kept], positions[kept])
+        labels[new] = labels[kept][nearest]
     topics = [{**t, "size": int((labels == t["id"]).sum())} for t in previous["topics"]]
     return {"x": [round(float(v), 4) for v in positions[:, 0]],
             "y": [round(float(v), 4) for v in positions[:, 1]],
@@ -90,6 +86,19 @@ def _positions(hashes: Sequence[str], stored: dict | None) -> dict[str, tuple]:
     if not stored or any(len(stored.get(k, ())) != len(hashes) for k in ("x", "y", "topic")):
         return {}
     return {h: (x, y, t) for h, x, y, t in zip(hashes, stored["x"], stored["y"], stored["topic"])}
+
+
+def _place(vectors: np.ndarray, anchors: np.ndarray, anchor_positions: np.ndarray,
+           rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """2-D positions (m, 2) for `vectors` (m, d) among the `anchors` (k, d) already placed at
+    `anchor_positions` (k, 2): the cosine-weighted mean of their nearest anchors, plus a little
+    jitter; and the nearest anchor of each (m,)."""
+    rng = np.random.default_rng(SEED) if rng is None else rng
+    nearest, weights = _neighbours(vectors, anchors)
+    placed = (anchor_positions[nearest] * weights[:, :, None]).sum(axis=1)
+    placed /= weights.sum(axis=1, keepdims=True)
+    jitter = rng.normal(scale=float(anchor_positions.std()) * 0.01, size=placed.shape)
+    return placed + jitter, nearest[:, 0]
 
 
 def _neighbours(vectors: np.ndarray, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -122,10 +131,7 @@ def _layout(vectors: np.ndarray) -> tuple[np.ndarray, str]:
     positions = np.empty((len(vectors), 2), dtype=np.float64)
     positions[sample] = anchors
     rest = np.setdiff1d(np.arange(len(vectors)), sample)
-    nearest, weights = _neighbours(vectors[rest], vectors[sample])
-    placed = (anchors[nearest] * weights[:, :, None]).sum(axis=1)
-    placed /= weights.sum(axis=1, keepdims=True)
-    positions[rest] = placed + rng.normal(scale=float(anchors.std()) * 0.01, size=placed.shape)
+    positions[rest], _ = _place(vectors[rest], vectors[sample], anchors, rng)
     return positions, "tsne-sample"
 
 
