@@ -9,17 +9,13 @@ run is a new server process. Part of `benchmarks.run coldstart`.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 from benchmarks.common import ROOT
 from benchmarks.indexes import WORK
-from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, free_port
+from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 CARD = "[class*='st-key-card-']"
 BASELINE_APP = """
@@ -56,7 +52,6 @@ def app_rows(folder: Path, vectors_file: Path, papers_file: Path, queries: list[
 
     baseline_app = WORK / "baseline_app.py"
     baseline_app.write_text(BASELINE_APP, encoding="utf-8")
-    product_env = {"EXPLORER_INDEX": str(folder)}
     baseline_env = {"BASELINE_VECTORS": str(vectors_file), "BASELINE_PAPERS": str(papers_file)}
     ours, theirs = [], []
     with sync_playwright() as playwright:
@@ -64,41 +59,19 @@ def app_rows(folder: Path, vectors_file: Path, papers_file: Path, queries: list[
         try:
             for run_number in range(runs):
                 query = queries[run_number % len(queries)]
-                ours.append(_first_card(browser, ROOT / "streamlit_app.py", product_env, query))
-                theirs.append(_first_card(browser, baseline_app, baseline_env, query))
+                ours.append(_first_card(browser, ROOT / "streamlit_app.py", {}, folder, query))
+                theirs.append(_first_card(browser, baseline_app, baseline_env, folder, query))
         finally:
             browser.close()
     return {"ours": ours, "theirs": theirs}
 
 
-def _first_card(browser, app: Path, env: dict[str, str], query: str) -> float:
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.address",
-               "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-               "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+def _first_card(browser, app: Path, env: dict[str, str], index: Path, query: str) -> float:
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_healthy(url, process)
+    with streamlit_server(index, timeout=300, app=app, env=env) as url:
         page = browser.new_page()
         page.goto(f"{url}/?q={quote(query)}")
         page.locator(CARD).first.wait_for(timeout=300_000)
         elapsed = time.perf_counter() - started
         page.close()
-        return elapsed
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _wait_healthy(url: str, process: subprocess.Popen) -> None:
-    while process.poll() is None:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{url}: the server exited with {process.returncode}")
+    return elapsed
