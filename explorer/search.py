@@ -258,7 +258,8 @@ class Explorer:
         if spec.fingerprint != recorded.get("fingerprint"):
             raise IndexInvalidError(
                 f"This index was built with model {recorded.get('id')} but {spec.model_id} was "
-                f"requested; their vectors are not comparable. Use the same model, or rebuild: "
+                f"requested (or that folder's weights changed since); their vectors are not "
+                f"comparable. Use the same model, or rebuild: "
                 f"`{rebuild_hint(self.artifacts.folder, self.manifest)} --model {model}`."
             )
         return spec

@@ -66,6 +66,23 @@ def test_a_different_model_reembeds_everything(index_copy: Path, tmp_path: Path)
         Explorer.open(index_copy, model="default")
 
 
+def test_a_fine_tuned_copy_with_same_sized_weights_reembeds_everything(tmp_path: Path):
+    from safetensors.numpy import load_file, save_file
+
+    model, index = tmp_path / "model", tmp_path / "index"
+    shutil.copytree(resolve_model("default").path, model)
+    assert build([SEEDS], index, str(model), sentences=False).embedded == 71
+    weights = model / "model.safetensors"
+    size = weights.stat().st_size
+    tensors = load_file(weights)
+    name = next(k for k in sorted(tensors) if k.endswith("dense.weight"))
+    tensors[name] = tensors[name] * np.float32(1.05)  # what a training step does
+    save_file(tensors, weights, metadata={"format": "pt"})
+    assert weights.stat().st_size == size  # configs and sizes alike: only content differs
+    report = build([SEEDS], index, str(model), sentences=False)
+    assert report.embedded == 71 and report.reused == 0
+
+
 @pytest.mark.parametrize("crash_on", ["papers", "index", "extras", "array", "manifest"])
 def test_a_crash_while_saving_leaves_the_old_index_loadable(
     index_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crash_on: str
