@@ -114,8 +114,10 @@ class RawBM25:
 
 
 def cached_vectors(explorer: Explorer, texts: list[str]) -> np.ndarray:
-    """Query vectors (m, d), embedded as `explorer eval` does; cached on disk by content."""
-    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    """Query vectors (m, d), embedded as `explorer eval` does; cached on disk by content and
+    model."""
+    model = explorer.manifest["model"]["fingerprint"]
+    digest = hashlib.sha256("\n".join([model, *texts]).encode()).hexdigest()[:16]
     path = CACHE / f"queries-{digest}.npy"
     if path.is_file():
         return np.load(path)
