@@ -17,11 +17,16 @@ from collections.abc import Iterable, Sequence
 _MATH = re.compile(r"\$\$(?!\s*\$)[^$]+?\$\$|\$(?=[^\s$])[^$\n]*?[^\s$\\]\$(?!\d)|\$[^\s$]\$(?!\d)")
 _PUNCTUATION = frozenset(string.punctuation)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+# LaTeX escapes that abstracts copied from LaTeX sources carry ("1-4\%", "R\&D"): shown as
+# the character they stand for.
+_LATEX_ESCAPE = re.compile(r"\\([%&_#$])")
 HIGHLIGHT = ":yellow-background[{}]"  # a highlighter pen
 
 
 def escape_markdown(text: str) -> str:
-    """`text` as Markdown that displays exactly these characters (paragraph breaks kept)."""
+    """`text` as Markdown that displays exactly these characters (paragraph breaks kept),
+    except that LaTeX's escapes of % & _ # $ display as the character."""
+    text = _LATEX_ESCAPE.sub(r"\1", text)
     paragraphs = _BLANK_LINE.split(text.replace("\r\n", "\n").replace("\r", "\n"))
     return "\n\n".join(_escape_line(paragraph) for paragraph in paragraphs)
 

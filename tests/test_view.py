@@ -42,6 +42,13 @@ def test_escaped_text_displays_exactly_its_characters(text):
     assert not set(unescaped_specials) & set(string.punctuation)
 
 
+def test_latex_escapes_outside_math_display_as_their_character():
+    text = r"only 1-4\% of R\&D runs, a\_b and \#3 cost \$5; $x \% y$ stays"
+    markdown = rich_markdown(text)
+    assert unescape(markdown) == r"only 1-4% of R&D runs, a_b and #3 cost $5; $x % y$ stays"
+    assert r"$x \% y$" in markdown  # math goes to KaTeX as written
+
+
 def test_paragraph_breaks_survive_and_edges_keep_their_space():
     assert escape_markdown("one.\n\n two") == "one\\.\n\ntwo"
     assert escape_markdown(" a b ") == " a b "
