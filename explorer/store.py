@@ -11,12 +11,13 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -28,6 +29,9 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 _PREFIXES = ("papers-", "index-", "extras-", "array-")
 REQUIRED = ("papers", "index", "extras")
+# Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
+# and at 106k papers they are 475 MB, +0.7 s on every cold start.
+ON_DEMAND = ("sentence_table", "sentence_vectors")
 
 
 @dataclass
@@ -39,7 +43,7 @@ class Artifacts:
     papers: list[Paper]
     index: VectorIndex
     extras: dict[str, Any]
-    arrays: dict[str, np.ndarray]
+    arrays: Mapping[str, np.ndarray]
 
 
 def rebuild_hint(folder: Path, manifest: dict[str, Any] | None = None) -> str:
@@ -126,7 +130,7 @@ def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
     kind = manifest.get("index_type")
     if kind not in INDEX_TYPES:
         raise IndexInvalidError(f"Unknown index type {kind!r} in {folder}. Rebuild: `{hint}`.")
-    files = verify_files(folder, manifest)
+    files = verify_files(folder, manifest, later=ON_DEMAND)
     # Sequential on purpose: parsing papers in a thread while checksums run made each
     # GIL-releasing read wait for the parser (1.5 s instead of 0.1 s for a 100k index).
     records = _load_papers(folder / files["papers"]["name"], hint) if papers else []
@@ -143,7 +147,7 @@ def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
 
 
 def _load_rest(folder: Path, files: dict[str, Any], kind: str, hint: str
-               ) -> tuple[VectorIndex, dict[str, Any], dict[str, np.ndarray]]:
+               ) -> tuple[VectorIndex, dict[str, Any], Arrays]:
     """The checked index, extras and named arrays of a folder."""
     try:
         index = VectorIndex.load(folder / files["index"]["name"], kind)
@@ -152,8 +156,50 @@ def _load_rest(folder: Path, files: dict[str, Any], kind: str, hint: str
                                 f"Rebuild: `{hint}`.") from exc
     extras = json.loads((folder / files["extras"]["name"]).read_text(encoding="utf-8"))
     arrays = {role: np.load(folder / entry["name"], allow_pickle=False)
-              for role, entry in files.items() if role not in REQUIRED}
-    return index, extras, arrays
+              for role, entry in files.items() if role not in REQUIRED + ON_DEMAND}
+    later = {role: (folder / entry["name"], entry) for role, entry in files.items()
+             if role in ON_DEMAND}
+    return index, extras, Arrays(arrays, later, hint)
+
+
+class Arrays(Mapping[str, np.ndarray]):
+    """The named arrays of an index; those in ON_DEMAND are read and checksummed on first use.
+
+    Their files are opened at once, so a later build that replaces them (and deletes the old
+    files) cannot take them away from an index that is already open."""
+
+    def __init__(self, loaded: dict[str, np.ndarray],
+                 later: dict[str, tuple[Path, dict[str, Any]]], hint: str) -> None:
+        self._loaded = loaded
+        self._later = {role: (path, entry, path.open("rb")) for role, (path, entry) in later.items()}
+        self._hint = hint
+        self._lock = threading.Lock()  # the app's sessions share one index
+
+    def __getitem__(self, role: str) -> np.ndarray:
+        with self._lock:
+            if role not in self._loaded:
+                self._loaded[role] = self._read(role)
+        return self._loaded[role]
+
+    def _read(self, role: str) -> np.ndarray:
+        path, entry, handle = self._later[role]
+        kind = "crc32" if "crc32" in entry else "sha256"
+        handle.seek(0)
+        if _checksum_stream(handle, kind) != entry.get(kind):
+            raise IndexInvalidError(f"{path} fails its checksum: the file is corrupted. "
+                                    f"Rebuild the index: `{self._hint}`.")
+        handle.seek(0)
+        return np.load(handle, allow_pickle=False)
+
+    def __contains__(self, role: object) -> bool:  # without reading the file
+        return role in self._loaded or role in self._later
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._loaded
+        yield from (role for role in self._later if role not in self._loaded)
+
+    def __len__(self) -> int:
+        return len(self._loaded.keys() | self._later.keys())
 
 
 def _save_array(path: Path, array: np.ndarray) -> None:
@@ -161,15 +207,18 @@ def _save_array(path: Path, array: np.ndarray) -> None:
         np.save(handle, array, allow_pickle=False)
 
 
-def verify_files(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Check every file the manifest names (presence, size, checksum); returns the entries."""
+def verify_files(folder: Path, manifest: dict[str, Any], later: Iterable[str] = ()
+                 ) -> dict[str, Any]:
+    """Check every file the manifest names (presence, size, checksum); returns the entries.
+
+    Files of the roles in `later` get presence and size only: their reader checks the rest."""
     hint = rebuild_hint(folder, manifest)
     files = manifest.get("files") or {}
     for role in REQUIRED:
         if role not in files:
             raise IndexInvalidError(f"{folder}/{MANIFEST} names no {role} file. Rebuild: `{hint}`.")
-    for entry in files.values():
-        _verify(folder, entry, hint)
+    for role, entry in files.items():
+        _verify(folder, entry, hint, checksum=role not in later)
     return files
 
 
@@ -186,7 +235,7 @@ def _load_papers(path: Path, hint: str) -> list[Paper]:
     return papers
 
 
-def _verify(folder: Path, entry: dict[str, Any], hint: str) -> None:
+def _verify(folder: Path, entry: dict[str, Any], hint: str, checksum: bool = True) -> None:
     path = folder / str(entry.get("name"))
     if not path.is_file():
         raise IndexInvalidError(f"{path} is missing. Rebuild the index: `{hint}`.")
@@ -197,7 +246,7 @@ def _verify(folder: Path, entry: dict[str, Any], hint: str) -> None:
             f"Rebuild the index: `{hint}`."
         )
     kind = "crc32" if "crc32" in entry else "sha256"  # indexes built before 2026-11-30: sha256
-    if _checksum(path, kind) != entry.get(kind):
+    if checksum and _checksum(path, kind) != entry.get(kind):
         raise IndexInvalidError(
             f"{path} fails its checksum: the file is corrupted. Rebuild the index: `{hint}`."
         )
@@ -210,14 +259,18 @@ def _describe(path: Path) -> dict[str, Any]:
 def _checksum(path: Path, kind: str) -> str:
     """CRC-32 (catches corruption and truncation; 2x faster than SHA-256 here, which matters
     for every cold start of a 100k-paper index) or SHA-256, as hex."""
+    with path.open("rb") as handle:
+        return _checksum_stream(handle, kind)
+
+
+def _checksum_stream(handle: BinaryIO, kind: str) -> str:
     digest = hashlib.sha256() if kind == "sha256" else None
     crc = 0
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 22), b""):
-            if digest is None:
-                crc = zlib.crc32(block, crc)
-            else:
-                digest.update(block)
+    for block in iter(lambda: handle.read(1 << 22), b""):
+        if digest is None:
+            crc = zlib.crc32(block, crc)
+        else:
+            digest.update(block)
     return f"{crc:08x}" if digest is None else digest.hexdigest()
 
 

@@ -258,3 +258,30 @@ def test_older_manifests_with_sha256_checksums_still_load_and_catch_damage(index
     papers.write_bytes(bytes(data))
     with pytest.raises(IndexInvalidError, match="fails its checksum"):
         Explorer.open(index_copy)
+
+
+def test_sentence_vectors_are_checked_when_first_used_and_survive_a_rebuild(index_copy: Path):
+    from explorer.explain import explain_match
+
+    entry = _manifest(index_copy)["files"]["sentence_vectors"]
+    path = index_copy / entry["name"]
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 1  # same size, one bit flipped
+    path.write_bytes(bytes(data))
+    damaged = Explorer.open(index_copy)  # opens: only explanations read the sentence vectors
+    hit = damaged.search("benchmarking LLM agents on multi-step reasoning", 1)[0]
+    with pytest.raises(IndexInvalidError, match="fails its checksum.*explorer build"):
+        explain_match(damaged, damaged.embed_query("agents"), hit.paper_id)
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(IndexInvalidError, match="truncated"):
+        Explorer.open(index_copy)  # presence and size are still checked at open
+
+    data[-3] ^= 1
+    path.write_bytes(bytes(data))  # repaired
+    opened = Explorer.open(index_copy)
+    extra = index_copy.parent / "extra.jsonl"
+    extra.write_text(json.dumps(NEW_PAPERS[0]))
+    build([SEEDS, extra], index_copy, "default")  # replaces (deletes) the sentence files
+    assert not path.exists()
+    spans = explain_match(opened, opened.embed_query("agents"), hit.paper_id).sentences
+    assert spans  # the open index still reads the files it opened
