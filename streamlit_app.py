@@ -154,7 +154,7 @@ def hit_ui(hit: Hit, key: str, spans=(), note: str = "") -> None:
         head.markdown(f"{hit.rank}\\. {title_md(paper)}")
         score.markdown(f":blue-badge[{view.score_text(hit)}]", help=
                        "Cosine similarity; 'top x%' = share of random paper pairs in this corpus "
-                       "that are at least this similar.")
+                       "that are at least this similar; 'weak' = most of them are.")
         facts = [escape_markdown(part) for part in view.meta_parts(paper)] + ([note] if note else [])
         if facts:
             st.caption(" · ".join(facts))

@@ -104,11 +104,15 @@ def query_note(query: str) -> str | None:
 
 
 def score_text(hit: Hit) -> str:
-    """'cos 0.612 · top 0.4%' — the cosine and how rare such a score is among paper pairs."""
+    """'cos 0.612 · top 0.4%' — the cosine and how rare such a score is among paper pairs.
+
+    A score that most random pairs reach says so ("top 94%" would read as praise)."""
     text = f"cos {hit.score:.3f}"
     if hit.percentile is not None:
         rarer = max(100.0 - hit.percentile, 0.0)
-        if rarer >= 1:
+        if rarer > 50:
+            text += " · weak"
+        elif rarer >= 1:
             text += f" · top {rarer:.0f}%"
         else:
             text += f" · top {rarer:.1f}%" if rarer >= 0.1 else " · top <0.1%"

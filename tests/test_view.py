@@ -103,6 +103,8 @@ def test_scores_read_as_cosine_and_rarity():
     assert score_text(Hit(1, 0.61234, 99.95, paper)) == "cos 0.612 · top <0.1%"
     assert score_text(Hit(1, 0.5, 99.5, paper)) == "cos 0.500 · top 0.5%"
     assert score_text(Hit(1, 0.2, 70.0, paper)) == "cos 0.200 · top 30%"
+    assert score_text(Hit(1, 0.2, 50.0, paper)) == "cos 0.200 · top 50%"
+    assert score_text(Hit(1, 0.15, 6.0, paper)) == "cos 0.150 · weak"
     assert score_text(Hit(1, 0.2, None, paper)) == "cos 0.200"
 
 
