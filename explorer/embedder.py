@@ -6,7 +6,6 @@ import hashlib
 import importlib.util
 import logging
 import os
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.errors import ModelNotFoundError
+from explorer.store import file_checksum
 
 logger = logging.getLogger(__name__)
 
@@ -81,16 +81,8 @@ def _fingerprint(path: Path, content: bool = True) -> str:
     for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
         digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
         if content:
-            digest.update(f":{_crc32(weights):08x}".encode())
+            digest.update(f":{file_checksum(weights, 'crc32')}".encode())
     return digest.hexdigest()[:16]
-
-
-def _crc32(path: Path) -> int:
-    value = 0
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 23):
-            value = zlib.crc32(block, value)
-    return value
 
 
 class Embedder:

@@ -183,11 +183,8 @@ class Arrays(Mapping[str, np.ndarray]):
 
     def _read(self, role: str) -> np.ndarray:
         path, entry, handle = self._later[role]
-        kind = "crc32" if "crc32" in entry else "sha256"
         handle.seek(0)
-        if _checksum_stream(handle, kind) != entry.get(kind):
-            raise IndexInvalidError(f"{path} fails its checksum: the file is corrupted. "
-                                    f"Rebuild the index: `{self._hint}`.")
+        _check_sum(handle, path, entry, self._hint)
         handle.seek(0)
         return np.load(handle, allow_pickle=False)
 
@@ -245,18 +242,25 @@ def _verify(folder: Path, entry: dict[str, Any], hint: str, checksum: bool = Tru
             f"{path} is truncated or changed ({size} bytes, expected {entry.get('bytes')}). "
             f"Rebuild the index: `{hint}`."
         )
+    if checksum:
+        with path.open("rb") as handle:
+            _check_sum(handle, path, entry, hint)
+
+
+def _check_sum(handle: BinaryIO, path: Path, entry: dict[str, Any], hint: str) -> None:
+    """Refuse the file read from `handle` unless it has the checksum `entry` records."""
     kind = "crc32" if "crc32" in entry else "sha256"  # indexes built before 2026-11-30: sha256
-    if checksum and _checksum(path, kind) != entry.get(kind):
+    if _checksum_stream(handle, kind) != entry.get(kind):
         raise IndexInvalidError(
             f"{path} fails its checksum: the file is corrupted. Rebuild the index: `{hint}`."
         )
 
 
 def _describe(path: Path) -> dict[str, Any]:
-    return {"name": path.name, "bytes": path.stat().st_size, "crc32": _checksum(path, "crc32")}
+    return {"name": path.name, "bytes": path.stat().st_size, "crc32": file_checksum(path, "crc32")}
 
 
-def _checksum(path: Path, kind: str) -> str:
+def file_checksum(path: Path, kind: str) -> str:
     """CRC-32 (catches corruption and truncation; 2x faster than SHA-256 here, which matters
     for every cold start of a 100k-paper index) or SHA-256, as hex."""
     with path.open("rb") as handle:
