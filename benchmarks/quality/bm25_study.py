@@ -11,16 +11,13 @@ Settings are chosen by the 2-fold cross-validation of study_cases.py (folds by c
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
-from benchmarks.quality.prf_study import Study, report, shipped
+from benchmarks.quality.prf_study import Study, report, shipped, study_parser, write_configs
 from benchmarks.quality.study_cases import FIRST_PASS, load_cases
 from explorer import lexical
 from explorer.ranking import top_rows
@@ -49,11 +46,7 @@ def lexical_first_pass(study: Study, matrix: sparse.csc_matrix, case) -> tuple:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--output", type=Path)
-    args = parser.parse_args()
+    args = study_parser(__doc__).parse_args()
     explorer = Explorer.open(args.index)
     cases = load_cases(explorer, args.dataset)
     study = Study(explorer, cases)
@@ -72,8 +65,7 @@ def main() -> None:
             print(f"{name}: {time.perf_counter() - started:.0f} s", flush=True)
     summary = report(study, names, "BM25 k1, b under the shipped hybrid")
     if args.output:
-        table = {n: {s: round(study.mean(n, s), 4) for s in study.results[n]} for n in names}
-        args.output.write_text(json.dumps({"ndcg@10": table, "cv": summary}, indent=1))
+        write_configs(args.output, study, names, summary)
 
 
 if __name__ == "__main__":

@@ -281,12 +281,19 @@ def study_fields(study: Study) -> list[str]:
 
 def shipped(study: Study, c: Case, weight: float, depth: int, docs: int, beta: float):
     """The shipped stage (explorer.feedback.feedback_channel) on this query's channels."""
-    first = hybrid(c.dense, c.lexical, weight, depth)
     if docs == 0:
-        return first
-    moved = feedback_channel(study.vectors, c.vector, first,
-                             [c.dense[0][:depth], c.lexical[0][:depth]], depth, docs, beta)
-    return hybrid(moved, c.lexical, weight, depth)
+        return hybrid(c.dense, c.lexical, weight, depth)
+    return hybrid(moved_dense(study.vectors, c, weight, depth, docs, beta), c.lexical, weight,
+                  depth)
+
+
+def moved_dense(vectors: np.ndarray, c: Case, weight: float = 0.5, depth: int = 200,
+                docs: int = 3, beta: float = 0.5, extra: tuple = ()):
+    """The dense channel after the shipped feedback pass (rows, cosines), at most `depth` rows;
+    the pool it re-scores is both channels' top `depth` plus the row arrays in `extra`."""
+    first = hybrid(c.dense, c.lexical, weight, depth)
+    return feedback_channel(vectors, c.vector, first,
+                            [c.dense[0][:depth], c.lexical[0][:depth], *extra], depth, docs, beta)
 
 
 def study_shipped(study: Study) -> list[str]:
@@ -327,12 +334,27 @@ def report(study: Study, names: list[str], title: str) -> dict:
     return cv
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def study_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments every study takes: the dataset, the index, an optional JSON output."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--only", nargs="+", default=list(STUDIES), choices=list(STUDIES))
     parser.add_argument("--output", type=Path)
+    return parser
+
+
+def write_configs(path: Path, study: Study, names: list[str], cv: dict) -> None:
+    """Each config's mean metrics per set (and ms per query), with the CV summary, as JSON."""
+    table = {n: {s: {m: round(study.mean(n, s, metric=m), 4)
+                     for m in ("ndcg@10", "recall@10", "recall@100", "mrr@10")}
+                 for s in study.results[n]} | {"ms_per_query": study.seconds[n]}
+             for n in names}
+    path.write_text(json.dumps({"configs": table, "cv": cv}, indent=1))
+
+
+def main() -> None:
+    parser = study_parser(__doc__)
+    parser.add_argument("--only", nargs="+", default=list(STUDIES), choices=list(STUDIES))
     args = parser.parse_args()
     started = time.perf_counter()
     explorer = Explorer.open(args.index)
@@ -347,11 +369,7 @@ def main() -> None:
         names = STUDIES[name](study)
         summary[name] = report(study, ["baseline hybrid", *names], name)
     if args.output:
-        table = {n: {s: {m: round(study.mean(n, s, metric=m), 4)
-                         for m in ("ndcg@10", "recall@10", "recall@100", "mrr@10")}
-                     for s in study.results[n]} | {"ms_per_query": study.seconds[n]}
-                 for n in study.results}
-        args.output.write_text(json.dumps({"configs": table, "cv": summary}, indent=1))
+        write_configs(args.output, study, list(study.results), summary)
 
 
 if __name__ == "__main__":

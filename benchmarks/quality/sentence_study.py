@@ -20,16 +20,12 @@ Settings are chosen by the 2-fold cross-validation of study_cases.py (folds by c
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 
-from benchmarks.quality.prf_study import Study, report
+from benchmarks.quality.prf_study import Study, moved_dense, report, study_parser, write_configs
 from benchmarks.quality.study_cases import Case, cached_vectors, load_cases
-from explorer.feedback import feedback_channel
 from explorer.ranking import blend_fusion, top_rows
 from explorer.search import Explorer
 from explorer.sentences import split_sentences
@@ -79,12 +75,10 @@ def query_sentences(explorer: Explorer, cases: dict[str, list[Case]]) -> dict[tu
 
 def shipped_channels(study: Study, c: Case, extra_pool: np.ndarray | None = None):
     """The shipped hybrid's final channels (feedback dense, lexical) and its candidate pool."""
-    dense = (c.dense[0][:DEPTH], c.dense[1][:DEPTH])
+    extra = () if extra_pool is None else (extra_pool,)
+    moved = moved_dense(study.vectors, c, depth=DEPTH, extra=extra)
     lexical = (c.lexical[0][:DEPTH], c.lexical[1][:DEPTH])
-    first, _ = blend_fusion([dense, lexical], [0.5, 0.5])
-    pools = [dense[0], lexical[0]] + ([extra_pool] if extra_pool is not None else [])
-    moved = feedback_channel(study.vectors, c.vector, first, pools, DEPTH)
-    pool = np.unique(np.concatenate(pools))
+    pool = np.unique(np.concatenate([c.dense[0][:DEPTH], lexical[0], *extra]))
     return moved, lexical, pool
 
 
@@ -133,11 +127,7 @@ def study_sentences(study: Study, sentences: Sentences, qvecs: dict) -> list[str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--output", type=Path)
-    args = parser.parse_args()
+    args = study_parser(__doc__).parse_args()
     started = time.perf_counter()
     explorer = Explorer.open(args.index)
     cases = load_cases(explorer, args.dataset)
@@ -149,11 +139,7 @@ def main() -> None:
     names = study_sentences(study, sentences, qvecs)
     summary = report(study, names, "sentence evidence")
     if args.output:
-        table = {n: {s: {m: round(study.mean(n, s, metric=m), 4)
-                         for m in ("ndcg@10", "recall@10", "recall@100", "mrr@10")}
-                     for s in study.results[n]} | {"ms_per_query": study.seconds[n]}
-                 for n in names}
-        args.output.write_text(json.dumps({"configs": table, "cv": summary}, indent=1))
+        write_configs(args.output, study, names, summary)
 
 
 if __name__ == "__main__":
