@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -99,15 +100,19 @@ def stable_id(abstract: str) -> str:
     return hashlib.sha256(normalise(abstract).encode("utf-8")).hexdigest()[:12]
 
 
-def read_corpus(paths: Iterable[str | Path]) -> CorpusReport:
+def read_corpus(paths: Iterable[str | Path], *,
+                exclude: Iterable[str | Path] = ()) -> CorpusReport:
     """Read every supported file under `paths` into unique papers.
 
+    Folder walks skip dot-folders and dot-files (`.git`, `.venv`, partial builds, editor
+    files); a file named in `paths` is read even if hidden. Nothing under `exclude` (files or
+    folders, e.g. the build's own output folder) is ever read.
     Raises CorpusError naming the file and line or record when an input is malformed.
     """
     report = CorpusReport(papers=[])
     by_key: dict[str, dict[str, Any]] = {}
     ids: dict[str, str] = {}
-    for path in _expand(paths):
+    for path in _expand(paths, exclude):
         for source, record in _read_file(path):
             report.records += 1
             entry = _to_entry(record, source)
@@ -131,19 +136,19 @@ def read_corpus(paths: Iterable[str | Path]) -> CorpusReport:
     return report
 
 
-def _expand(paths: Iterable[str | Path]) -> list[Path]:
+def _expand(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
+    """The files to read, in order: explicit files as given, folders walked in sorted order."""
+    excluded = [Path(p).resolve() for p in exclude]
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*")
-                if p.is_file() and not p.name.startswith(".") and _kind(p) is not None
-            )
+            found = [p for p in _walk(path) if not _is_excluded(p, excluded)]
             if not found:
                 raise CorpusError(
                     f"{path}: no corpus files found (looked for {', '.join(sorted(SUPPORTED))},"
-                    " optionally .gz). Point to a folder that holds abstracts."
+                    " optionally .gz; hidden files and folders are skipped). Point to a folder"
+                    " that holds abstracts."
                 )
             files.extend(found)
         elif path.is_file():
@@ -152,10 +157,30 @@ def _expand(paths: Iterable[str | Path]) -> list[Path]:
                     f"{path}: unsupported file type. Use a seed text file (.txt), "
                     ".jsonl, .json, .csv or .tsv, optionally gzipped (.gz)."
                 )
-            files.append(path)
+            if not _is_excluded(path, excluded):
+                files.append(path)
         else:
             raise CorpusError(f"{path}: no such file or folder. Check the path and try again.")
     return files
+
+
+def _walk(folder: Path) -> list[Path]:
+    """Supported files under `folder`, sorted; dot-folders are not entered, dot-files not kept."""
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            candidate = Path(root, name)
+            if not name.startswith(".") and _kind(candidate) is not None and candidate.is_file():
+                found.append(candidate)
+    return sorted(found)
+
+
+def _is_excluded(path: Path, excluded: list[Path]) -> bool:
+    if not excluded:
+        return False
+    resolved = path.resolve()
+    return any(resolved == item or item in resolved.parents for item in excluded)
 
 
 def _kind(path: Path) -> str | None:

@@ -119,3 +119,36 @@ def test_beir_style_records_keep_their_ids(tmp_path: Path):
     path.write_text(json.dumps({"_id": "d1", "title": "Sparse Attention", "text": ABSTRACT_A}))
     (paper,) = read_corpus([path]).papers
     assert (paper.paper_id, paper.title, paper.abstract) == ("d1", "Sparse Attention", ABSTRACT_A)
+
+
+def _jsonl(path: Path, *abstracts: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({"abstract": a}) + "\n" for a in abstracts), "utf-8")
+    return path
+
+
+def test_folder_walks_skip_dot_folders_dot_files_and_excluded_paths(tmp_path: Path):
+    corpus = tmp_path / "c"
+    _jsonl(corpus / "papers.jsonl", ABSTRACT_A)
+    _jsonl(corpus / ".git" / "objects.jsonl", "Version control internals should never be read.")
+    _jsonl(corpus / ".partial-abc" / "block.jsonl", "A checkpoint block from a partial build.")
+    _jsonl(corpus / ".#papers.jsonl", "An editor lock file that looks like a corpus file.")
+    _jsonl(corpus / "index" / "papers-0001.jsonl", "The build's own output folder, re-read.")
+    report = read_corpus([corpus], exclude=[corpus / "index"])
+    assert [p.abstract for p in report.papers] == [ABSTRACT_A]
+    assert len(read_corpus([corpus]).papers) == 2  # without exclude, index/ is an ordinary folder
+
+
+def test_an_explicit_hidden_file_is_read_but_an_excluded_one_never(tmp_path: Path):
+    hidden = _jsonl(tmp_path / ".hidden" / ".papers.jsonl", ABSTRACT_B)
+    assert [p.abstract for p in read_corpus([hidden]).papers] == [ABSTRACT_B]
+    with pytest.raises(CorpusError, match="no corpus files"):
+        read_corpus([tmp_path], exclude=())  # the only file sits in a dot-folder
+    _jsonl(tmp_path / "a.jsonl", ABSTRACT_A)
+    report = read_corpus([tmp_path / "a.jsonl", hidden], exclude=[str(hidden)])
+    assert [p.abstract for p in report.papers] == [ABSTRACT_A]
+
+
+def test_a_walk_from_inside_a_dot_folder_still_reads_it(tmp_path: Path):
+    _jsonl(tmp_path / ".data" / "corpus" / "a.jsonl", ABSTRACT_A)
+    assert len(read_corpus([tmp_path / ".data" / "corpus"]).papers) == 1
