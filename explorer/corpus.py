@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import csv
-import gzip
 import hashlib
-import io
 import json
-import os
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from explorer.errors import CorpusError
+from explorer.config import Settings
+from explorer.readers import ABSTRACT_FIELDS, SUPPORTED, expand, read_file
 from explorer.titles import derive_title
 
-SEED_SUFFIXES = {".txt", ".text"}
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-JSON_SUFFIXES = {".json"}
-CSV_SUFFIXES = {".csv", ".tsv"}
-SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
-
+__all__ = ["SUPPORTED", "CorpusReport", "Paper", "json_line", "normalise", "read_corpus",
+           "stable_id"]
 ID_FIELDS = ("paper_id", "id", "doc_id", "_id")  # _id: BEIR corpora
-ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
+YEARS = range(1000, 2101)
 _DECODE = json.JSONDecoder().raw_decode
 _WORD = re.compile(r"\w{2,}")
-_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
+_SCALARS = (str, int, float)
 
 
 @dataclass(frozen=True)
@@ -80,12 +74,15 @@ _TUPLES = ("authors", "keywords", "sources", "aliases")
 
 @dataclass
 class CorpusReport:
-    """What reading produced: unique papers, merged duplicates and skipped records by reason."""
+    """What reading produced: unique papers, merged duplicates, skipped records by reason, and
+    notes by reason on values dropped from kept records (a year outside 1000..2100, a
+    duplicate's id that already names another paper)."""
 
     papers: list[Paper]
     records: int = 0
     duplicates_merged: int = 0
     skipped: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Counter)
 
 
 def normalise(text: str) -> str:
@@ -100,144 +97,53 @@ def stable_id(abstract: str) -> str:
     return hashlib.sha256(normalise(abstract).encode("utf-8")).hexdigest()[:12]
 
 
-def read_corpus(paths: Iterable[str | Path], *,
-                exclude: Iterable[str | Path] = ()) -> CorpusReport:
+def read_corpus(paths: Iterable[str | Path], *, exclude: Iterable[str | Path] = (),
+                max_file_bytes: int | None = None) -> CorpusReport:
     """Read every supported file under `paths` into unique papers.
 
     Folder walks skip dot-folders and dot-files (`.git`, `.venv`, partial builds, editor
     files); a file named in `paths` is read even if hidden. Nothing under `exclude` (files or
-    folders, e.g. the build's own output folder) is ever read.
-    Raises CorpusError naming the file and line or record when an input is malformed.
+    folders, e.g. the build's own output folder) is ever read. A file may hold at most
+    `max_file_bytes` (decompressed; default EXPLORER_MAX_FILE_BYTES, else 2 GiB).
+
+    A record that cannot be parsed is a CorpusError naming its file and line or record number.
+    A record without text is skipped and counted in `skipped`; ids and aliases share one
+    namespace: the first record to use a name keeps it (a later different paper with that id
+    is skipped, a later duplicate's clashing id is not kept as an alias; both are counted).
     """
+    limit = Settings.from_env().max_file_bytes if max_file_bytes is None else max_file_bytes
     report = CorpusReport(papers=[])
     by_key: dict[str, dict[str, Any]] = {}
-    ids: dict[str, str] = {}
-    for path in _expand(paths, exclude):
-        for source, record in _read_file(path):
+    names: dict[str, str] = {}  # every paper id and alias -> the key of the paper it names
+    for path in expand(paths, exclude):
+        for source, record in read_file(path, limit):
             report.records += 1
-            entry = _to_entry(record, source)
+            entry = _to_entry(record, source, report.notes)
             if entry is None:
                 report.skipped["no abstract or title"] += 1
                 continue
-            key = entry.pop("_key")
+            key, paper_id = entry.pop("_key"), entry["paper_id"]
             if key in by_key:
-                kept = by_key[key]
-                kept["sources"].append(source)
-                if entry["paper_id"] != kept["paper_id"]:
-                    kept["aliases"].append(entry["paper_id"])
-                report.duplicates_merged += 1
-                continue
-            if entry["paper_id"] in ids:
+                _merge(by_key[key], entry, names.setdefault(paper_id, key) == key, report)
+            elif paper_id in names:
                 report.skipped["id already used by a different paper"] += 1
-                continue
-            ids[entry["paper_id"]] = key
-            by_key[key] = entry
+            else:
+                names[paper_id] = key
+                by_key[key] = entry
     report.papers = [Paper.from_dict(entry) for entry in by_key.values()]
     return report
 
 
-def _expand(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
-    """The files to read, in order: explicit files as given, folders walked in sorted order."""
-    excluded = [Path(p).resolve() for p in exclude]
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = [p for p in _walk(path) if not _is_excluded(p, excluded)]
-            if not found:
-                raise CorpusError(
-                    f"{path}: no corpus files found (looked for {', '.join(sorted(SUPPORTED))},"
-                    " optionally .gz; hidden files and folders are skipped). Point to a folder"
-                    " that holds abstracts."
-                )
-            files.extend(found)
-        elif path.is_file():
-            if _kind(path) is None:
-                raise CorpusError(
-                    f"{path}: unsupported file type. Use a seed text file (.txt), "
-                    ".jsonl, .json, .csv or .tsv, optionally gzipped (.gz)."
-                )
-            if not _is_excluded(path, excluded):
-                files.append(path)
-        else:
-            raise CorpusError(f"{path}: no such file or folder. Check the path and try again.")
-    return files
-
-
-def _walk(folder: Path) -> list[Path]:
-    """Supported files under `folder`, sorted; dot-folders are not entered, dot-files not kept."""
-    found = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in names:
-            candidate = Path(root, name)
-            if not name.startswith(".") and _kind(candidate) is not None and candidate.is_file():
-                found.append(candidate)
-    return sorted(found)
-
-
-def _is_excluded(path: Path, excluded: list[Path]) -> bool:
-    if not excluded:
-        return False
-    resolved = path.resolve()
-    return any(resolved == item or item in resolved.parents for item in excluded)
-
-
-def _kind(path: Path) -> str | None:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    suffix = suffixes[-1] if suffixes else ""
-    for kind, group in (("seed", SEED_SUFFIXES), ("jsonl", JSONL_SUFFIXES),
-                        ("json", JSON_SUFFIXES), ("csv", CSV_SUFFIXES)):
-        if suffix in group:
-            return kind
-    return None
-
-
-def _read_text(path: Path) -> str:
-    raw = path.read_bytes()
-    if path.suffix.lower() == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise CorpusError(f"{path}: not a valid gzip file ({exc}). Re-create the file.") from exc
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise CorpusError(
-            f"{path}:{line}: not valid UTF-8 ({exc.reason}). Save the file as UTF-8."
-        ) from exc
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _read_file(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    kind = _kind(path)
-    text = _read_text(path)
-    if kind == "seed":
-        yield from _read_seed(path, text)
-    elif kind == "jsonl":
-        yield from _read_jsonl(path, text)
-    elif kind == "json":
-        yield from _read_json(path, text)
-    else:
-        yield from _read_csv(path, text)
-
-
-def _read_seed(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """First line a header; then abstracts separated by blank lines."""
-    lines = text.split("\n")
-    block: list[str] = []
-    start = 0
-    for number, line in enumerate(lines[1:] + [""], start=2):
-        if line.strip():
-            if not block:
-                start = number
-            block.append(line)
-        elif block:
-            yield f"{path}:{start}", {"abstract": " ".join(block)}
-            block = []
+def _merge(kept: dict[str, Any], entry: dict[str, Any], id_is_free: bool,
+           report: CorpusReport) -> None:
+    """Fold a duplicate into the paper kept: its source, and its id as an alias when free."""
+    kept["sources"].append(entry["sources"][0])
+    report.duplicates_merged += 1
+    alias = entry["paper_id"]
+    if not id_is_free:
+        report.notes["duplicate's id already names another paper (not kept as an alias)"] += 1
+    elif alias != kept["paper_id"] and alias not in kept["aliases"]:
+        kept["aliases"].append(alias)
 
 
 def json_line(line: str) -> Any:
@@ -249,69 +155,17 @@ def json_line(line: str) -> Any:
     return value
 
 
-def _read_jsonl(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            record = json_line(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(
-                f"{path}:{number}: not valid JSON ({exc.msg}). Fix or remove that line."
-            ) from exc
-        yield f"{path}:{number}", _require_object(record, f"{path}:{number}")
-
-
-def _read_json(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}). Fix the file."
-        ) from exc
-    if not isinstance(data, list):
-        raise CorpusError(f"{path}: expected a JSON array of paper objects. Wrap records in [...].")
-    for number, record in enumerate(data, start=1):
-        yield f"{path}#{number}", _require_object(record, f"{path} record {number}")
-
-
-def _read_csv(path: Path, text: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    delimiter = "\t" if ".tsv" in [s.lower() for s in path.suffixes] else ","
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    columns = [c.strip().lower() for c in reader.fieldnames or []]
-    if not any(c in columns for c in ABSTRACT_FIELDS + ("title",)):
-        raise CorpusError(
-            f"{path}:1: no 'abstract' or 'title' column (found: {', '.join(columns) or 'none'})."
-            " Add a header row that names the abstract column."
-        )
-    try:
-        for row in reader:
-            if None in row:
-                raise CorpusError(
-                    f"{path}:{reader.line_num}: more fields than the header has columns."
-                    " Quote fields that contain the delimiter."
-                )
-            record = {k.strip().lower(): v for k, v in row.items() if k}
-            yield f"{path}:{reader.line_num}", record
-    except csv.Error as exc:
-        raise CorpusError(f"{path}:{reader.line_num}: malformed CSV ({exc}).") from exc
-
-
-def _require_object(record: Any, where: str) -> dict[str, Any]:
-    if not isinstance(record, dict):
-        raise CorpusError(f"{where}: expected a JSON object with an 'abstract' field.")
-    return record
-
-
-def _to_entry(record: dict[str, Any], source: str) -> dict[str, Any] | None:
+def _to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, Any] | None:
     """Map one raw record to Paper fields plus a dedupe `_key`; None if it has no usable text."""
-    abstract = normalise(_first_str(record, ABSTRACT_FIELDS))
-    title = normalise(_first_str(record, ("title",)))
+    abstract = normalise(_first_text(record, ABSTRACT_FIELDS))
+    title = normalise(_first_text(record, ("title",)))
     if not _WORD.search(abstract) and not _WORD.search(title):
         return None
-    given_id = normalise(_first_str(record, ID_FIELDS))
+    given_id = normalise(_first_text(record, ID_FIELDS))
     key = hashlib.sha256(f"{title.lower()}\n{abstract}".encode()).hexdigest()
+    year = _as_year(record.get("year"))
+    if year is None and record.get("year") not in (None, ""):
+        notes[f"year not a number in {YEARS.start}..{YEARS.stop - 1} (dropped)"] += 1
     return {
         "_key": key,
         "paper_id": given_id or stable_id(abstract or title),
@@ -319,38 +173,60 @@ def _to_entry(record: dict[str, Any], source: str) -> dict[str, Any] | None:
         "title_is_derived": not title,
         "abstract": abstract,
         "authors": _as_list(record.get("authors") or record.get("author"), r";|\band\b"),
-        "year": _as_year(record.get("year")),
-        "venue": normalise(str(record.get("venue") or "")) or None,
-        "url": normalise(str(record.get("url") or "")) or None,
+        "year": year,
+        "venue": normalise(_text(record.get("venue"))) or None,
+        "url": normalise(_text(record.get("url"))) or None,
         "keywords": _as_list(record.get("keywords"), r"[;,]"),
         "sources": [source],
         "aliases": [],
     }
 
 
-def _first_str(record: dict[str, Any], names: tuple[str, ...]) -> str:
+def _text(value: Any) -> str:
+    """A field's text: strings and numbers as written, a list of strings joined; else nothing."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, _SCALARS) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return " ".join(value)
+    return ""
+
+
+def _first_text(record: dict[str, Any], names: tuple[str, ...]) -> str:
     for name in names:
-        value = record.get(name)
-        if value is not None and str(value).strip():
-            return str(value)
+        value = _text(record.get(name))
+        if value.strip():
+            return value
     return ""
 
 
 def _as_list(value: Any, separators: str) -> list[str]:
+    """Names or terms: a list (of strings, numbers or {"name": ...}) or one separated string."""
     if value is None:
         return []
-    items = value if isinstance(value, list) else re.split(separators, str(value))
+    items = value if isinstance(value, list) else re.split(separators, _text(value))
     kept = []
     for item in items:  # ASCII needs no NFC: skip normalise's call for the common case
-        text = (" ".join(item.split()) if isinstance(item, str) and item.isascii()
-                else normalise(str(item)))
+        if isinstance(item, dict):
+            item = item.get("name")
+        raw = item if isinstance(item, str) else _text(item) if not isinstance(item, list) else ""
+        text = " ".join(raw.split()) if raw.isascii() else normalise(raw)
         if text:
             kept.append(text)
     return kept
 
 
 def _as_year(value: Any) -> int | None:
-    if isinstance(value, int) and 1800 <= value <= 2099:
-        return value
-    match = _YEAR.search(str(value or ""))
-    return int(match.group(1)) if match else None
+    """A year in 1000..2100: an integer, or the first run of four ASCII digits in a short text."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value in YEARS else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and int(value) in YEARS else None
+    if not isinstance(value, str):
+        return None
+    match = _YEAR.search(value[:64])
+    year = int(match.group(1)) if match else None
+    return year if year in YEARS else None

@@ -152,3 +152,102 @@ def test_an_explicit_hidden_file_is_read_but_an_excluded_one_never(tmp_path: Pat
 def test_a_walk_from_inside_a_dot_folder_still_reads_it(tmp_path: Path):
     _jsonl(tmp_path / ".data" / "corpus" / "a.jsonl", ABSTRACT_A)
     assert len(read_corpus([tmp_path / ".data" / "corpus"]).papers) == 1
+
+
+@pytest.mark.parametrize(("year", "expected"), [
+    (2024, 2024), ("2024", 2024), ("May 2024", 2024), ("2024-05-01", 2024), (1500, 1500),
+    ("999", None), (2101, None), ("\uff12\uff10\uff12\uff14", None), ("\u0662\u0660\u0662\u0664", None),
+    ("9" * 5000, None), (True, None), ([2024], None),
+])
+def test_years_outside_1000_to_2100_or_not_ascii_digits_are_dropped(tmp_path: Path, year,
+                                                                     expected):
+    path = tmp_path / "y.jsonl"
+    path.write_text(json.dumps({"abstract": ABSTRACT_A, "year": year}) + "\n", "utf-8")
+    report = read_corpus([path])
+    assert report.papers[0].year == expected
+    assert sum(report.notes.values()) == (expected is None)
+
+
+def test_a_json_year_with_5000_digits_keeps_the_record_and_drops_the_year(tmp_path: Path):
+    path = tmp_path / "y.jsonl"
+    digits, id_digits = "1" * 5000, "7" * 5000
+    path.write_text(f'{{"abstract": "{ABSTRACT_A}", "year": {digits}, "id": {id_digits}}}\n')
+    (paper,) = read_corpus([path]).papers
+    assert paper.year is None and paper.paper_id == "7" * 5000
+
+
+@pytest.mark.parametrize("name", ["deep.jsonl", "deep.json"])
+def test_deeply_nested_json_is_a_corpus_error_naming_the_file(tmp_path: Path, name: str):
+    path = tmp_path / name
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(CorpusError, match=rf"{name.replace('.', '[.]')}:1: .*nested"):
+        read_corpus([path])
+
+
+def test_non_text_field_values_do_not_become_text(tmp_path: Path):
+    path = tmp_path / "t.jsonl"
+    record = {"abstract": ABSTRACT_A, "title": {"en": "x"}, "venue": [1, 2], "url": None,
+              "authors": [{"name": "Ada Lovelace"}, ["nested"], 7, None, "Alan Turing"]}
+    path.write_text(json.dumps(record) + "\n")
+    (paper,) = read_corpus([path]).papers
+    assert paper.title_is_derived and paper.venue is None
+    assert paper.authors == ("Ada Lovelace", "7", "Alan Turing")
+
+
+def test_a_gzip_bomb_stops_at_the_size_limit_without_reading_it_whole(tmp_path: Path):
+    import tracemalloc
+
+    path = tmp_path / "bomb.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=9) as handle:
+        for _ in range(64):
+            handle.write(b" " * (1 << 20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(CorpusError, match=r"bomb\.jsonl\.gz: .*more than 8388608 bytes.*"
+                                              r"EXPLORER_MAX_FILE_BYTES"):
+            read_corpus([path], max_file_bytes=8 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 << 20, f"peak {peak / 2**20:.0f} MiB for an 8 MiB limit"
+
+
+def test_the_size_limit_comes_from_the_environment_by_default(tmp_path: Path, monkeypatch):
+    path = _jsonl(tmp_path / "a.jsonl", ABSTRACT_A, ABSTRACT_B)
+    monkeypatch.setenv("EXPLORER_MAX_FILE_BYTES", "100")
+    with pytest.raises(CorpusError, match="more than 100 bytes"):
+        read_corpus([path])
+    monkeypatch.setenv("EXPLORER_MAX_FILE_BYTES", "1M")
+    assert len(read_corpus([path]).papers) == 2
+
+
+def test_utf8_errors_in_a_stream_still_name_the_line(tmp_path: Path):
+    path = tmp_path / "bad.jsonl.gz"
+    with gzip.open(path, "wb") as handle:
+        handle.write(b'{"abstract": "fine text here"}\n' * 3 + b'{"abstract": "caf\xe9"}\n')
+    with pytest.raises(CorpusError, match=r"bad\.jsonl\.gz:4: not valid UTF-8"):
+        read_corpus([path])
+
+
+def test_truncated_gzip_is_a_clear_corpus_error(tmp_path: Path):
+    path = tmp_path / "cut.jsonl.gz"
+    data = gzip.compress(b'{"abstract": "fine text here"}\n' * 1000)
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorpusError, match=r"cut\.jsonl\.gz: not a valid gzip file"):
+        read_corpus([path])
+
+
+def test_ids_and_aliases_share_one_namespace(tmp_path: Path):
+    path = tmp_path / "a.jsonl"
+    records = [{"id": "a", "abstract": ABSTRACT_A}, {"id": "b", "abstract": ABSTRACT_A},
+               {"id": "b", "abstract": ABSTRACT_B},  # reuses the merged duplicate's id
+               {"id": "c", "abstract": "Third paper on graph neural networks for molecules."},
+               {"id": "c", "abstract": ABSTRACT_A}]  # a duplicate of a whose id names c
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = read_corpus([path])
+    names = [n for p in report.papers for n in (p.paper_id, *p.aliases)]
+    assert len(names) == len(set(names)), names
+    by_id = {p.paper_id: p for p in report.papers}
+    assert set(by_id) == {"a", "c"} and by_id["a"].aliases == ("b",)
+    assert report.skipped["id already used by a different paper"] == 1
+    assert sum(report.notes.values()) == 1  # c's alias on a was dropped, with a note

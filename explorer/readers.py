@@ -1,0 +1,273 @@
+"""Find corpus files and read them as streams of raw records, within a size limit per file.
+
+Formats: the seed format (a header line, then abstracts separated by blank lines), JSONL, JSON
+arrays and CSV/TSV, each optionally gzipped. A file that cannot be parsed (bad UTF-8, bad JSON,
+JSON nested too deeply, a record that is not an object, a CSV row with extra fields, more than
+`limit` decompressed bytes) is a CorpusError naming the file and line or record.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from explorer.errors import CorpusError
+
+SEED_SUFFIXES = {".txt", ".text"}
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+JSON_SUFFIXES = {".json"}
+CSV_SUFFIXES = {".csv", ".tsv"}
+SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
+ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
+_CHUNK = 1 << 20
+_BOM = "\ufeff"
+_BLANKS = re.compile(r"[ \t\n\r]*")
+Record = tuple[str, dict[str, Any]]
+
+
+def _keep_big_int(digits: str) -> int | str:
+    """JSON integers past 100 digits stay text (int() refuses 4,300+ digits; no year is that long)."""
+    return int(digits) if len(digits) <= 100 else digits
+
+
+_DECODE = json.JSONDecoder(parse_int=_keep_big_int).raw_decode
+
+
+def expand(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
+    """The files to read, in order: explicit files as given, folders walked in sorted order."""
+    excluded = [Path(p).resolve() for p in exclude]
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = [p for p in _walk(path) if not _is_excluded(p, excluded)]
+            if not found:
+                raise CorpusError(
+                    f"{path}: no corpus files found (looked for {', '.join(sorted(SUPPORTED))},"
+                    " optionally .gz; hidden files and folders are skipped). Point to a folder"
+                    " that holds abstracts."
+                )
+            files.extend(found)
+        elif path.is_file():
+            if kind_of(path) is None:
+                raise CorpusError(
+                    f"{path}: unsupported file type. Use a seed text file (.txt), "
+                    ".jsonl, .json, .csv or .tsv, optionally gzipped (.gz)."
+                )
+            if not _is_excluded(path, excluded):
+                files.append(path)
+        else:
+            raise CorpusError(f"{path}: no such file or folder. Check the path and try again.")
+    return files
+
+
+def _walk(folder: Path) -> list[Path]:
+    """Supported files under `folder`, sorted; dot-folders are not entered, dot-files not kept."""
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            candidate = Path(root, name)
+            if not name.startswith(".") and kind_of(candidate) is not None and candidate.is_file():
+                found.append(candidate)
+    return sorted(found)
+
+
+def _is_excluded(path: Path, excluded: list[Path]) -> bool:
+    if not excluded:
+        return False
+    resolved = path.resolve()
+    return any(resolved == item or item in resolved.parents for item in excluded)
+
+
+def kind_of(path: Path) -> str | None:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    suffix = suffixes[-1] if suffixes else ""
+    for kind, group in (("seed", SEED_SUFFIXES), ("jsonl", JSONL_SUFFIXES),
+                        ("json", JSON_SUFFIXES), ("csv", CSV_SUFFIXES)):
+        if suffix in group:
+            return kind
+    return None
+
+
+def read_file(path: Path, limit: int) -> Iterator[Record]:
+    """(source, raw record) pairs of one file; source is `file:line` or `file#record`."""
+    kind = kind_of(path)
+    if kind == "json":
+        yield from _read_json(path, limit)
+        return
+    lines = _lines(path, limit)
+    if kind == "seed":
+        yield from _read_seed(path, lines)
+    elif kind == "jsonl":
+        yield from _read_jsonl(path, lines)
+    else:
+        yield from _read_csv(path, lines)
+
+
+def _open(path: Path) -> IO[bytes]:
+    try:
+        raw = path.open("rb")
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read ({exc.strerror}). Check the file's permissions.") \
+            from exc
+    return gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix.lower() == ".gz" else raw
+
+
+def _chunks(path: Path, limit: int) -> Iterator[bytes]:
+    """The file's (decompressed) bytes in pieces; CorpusError past `limit` bytes or on bad gzip."""
+    total, gzipped = 0, path.suffix.lower() == ".gz"
+    with _open(path) as stream:
+        while True:
+            try:
+                chunk = stream.read(_CHUNK)
+            except (OSError, EOFError, zlib.error) as exc:
+                if not gzipped and isinstance(exc, OSError):
+                    raise CorpusError(f"{path}: cannot read ({exc}). Check the disk and the file.") \
+                        from exc
+                raise CorpusError(f"{path}: not a valid gzip file ({exc}). Re-create the file.") \
+                    from exc
+            if not chunk:
+                return
+            total += len(chunk)
+            if total > limit:
+                raise CorpusError(
+                    f"{path}: more than {limit} bytes{' decompressed' if gzipped else ''}. Split"
+                    " the file, or raise the limit with EXPLORER_MAX_FILE_BYTES (e.g. 8G)."
+                )
+            yield chunk
+
+
+def _byte_lines(path: Path, limit: int) -> Iterator[bytes]:
+    pending: list[bytes] = []
+    for chunk in _chunks(path, limit):
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            pending.append(chunk)
+            continue
+        parts[0] = b"".join([*pending, parts[0]])
+        pending = [parts.pop()]
+        yield from parts
+    tail = b"".join(pending)
+    if tail:
+        yield tail
+
+
+def _lines(path: Path, limit: int) -> Iterator[tuple[int, str]]:
+    """(line number, text + '\\n') for every line; CR LF and lone CR end lines too; no BOM."""
+    number = 0
+    for raw in _byte_lines(path, limit):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CorpusError(f"{path}:{number + 1}: not valid UTF-8 ({exc.reason})."
+                              " Save the file as UTF-8.") from exc
+        if number == 0 and text.startswith(_BOM):
+            text = text[1:]
+        if "\r" not in text:
+            number += 1
+            yield number, text + "\n"
+            continue
+        for piece in (text[:-1] if text.endswith("\r") else text).split("\r"):
+            number += 1
+            yield number, piece + "\n"
+
+
+def _read_seed(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
+    """First line a header; then abstracts separated by blank lines."""
+    block: list[str] = []
+    start = 0
+    for number, line in lines:
+        if number == 1:
+            continue
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line.rstrip("\n"))
+        elif block:
+            yield f"{path}:{start}", {"abstract": " ".join(block)}
+            block = []
+    if block:
+        yield f"{path}:{start}", {"abstract": " ".join(block)}
+
+
+def parse_json(text: str, where: str) -> Any:
+    """One JSON value (blanks around it allowed); CorpusError naming `where` when it is not valid
+    JSON, holds a number Python refuses, or is nested deeper than Python's recursion limit."""
+    try:
+        value, end = _DECODE(text, _BLANKS.match(text).end())
+        if end != len(text) and _BLANKS.match(text, end).end() != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
+    except RecursionError as exc:
+        raise CorpusError(f"{where}: JSON nested too deeply. Flatten the record.") from exc
+    except ValueError as exc:  # JSONDecodeError, or a number Python refuses
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number is too long"
+        raise CorpusError(f"{where}: not valid JSON ({reason}). Fix or remove it.") from exc
+    return value
+
+
+def _read_jsonl(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
+    for number, line in lines:
+        line = line.strip()
+        if line:
+            where = f"{path}:{number}"
+            yield where, _require_object(parse_json(line, where), where)
+
+
+def _read_json(path: Path, limit: int) -> Iterator[Record]:
+    raw = b"".join(_chunks(path, limit))
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise CorpusError(f"{path}:{line}: not valid UTF-8 ({exc.reason}). Save the file as UTF-8.") \
+            from exc
+    del raw
+    try:
+        data = parse_json(text, f"{path}:1")
+    except CorpusError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, json.JSONDecodeError):  # name the line the error is on
+            raise CorpusError(f"{path}:{cause.lineno}: not valid JSON ({cause.msg}). Fix the file.") \
+                from cause
+        raise
+    if not isinstance(data, list):
+        raise CorpusError(f"{path}: expected a JSON array of paper objects. Wrap records in [...].")
+    for number, record in enumerate(data, start=1):
+        yield f"{path}#{number}", _require_object(record, f"{path} record {number}")
+
+
+def _read_csv(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
+    delimiter = "\t" if ".tsv" in [s.lower() for s in path.suffixes] else ","
+    reader = csv.DictReader((line for _, line in lines), delimiter=delimiter)
+    try:
+        columns = [c.strip().lower() for c in reader.fieldnames or []]
+        if not any(c in columns for c in ABSTRACT_FIELDS + ("title",)):
+            raise CorpusError(
+                f"{path}:1: no 'abstract' or 'title' column (found: {', '.join(columns) or 'none'})."
+                " Add a header row that names the abstract column."
+            )
+        for row in reader:
+            if None in row:
+                raise CorpusError(
+                    f"{path}:{reader.line_num}: more fields than the header has columns."
+                    " Quote fields that contain the delimiter."
+                )
+            yield f"{path}:{reader.line_num}", {k.strip().lower(): v for k, v in row.items() if k}
+    except csv.Error as exc:
+        raise CorpusError(f"{path}:{reader.line_num}: malformed CSV ({exc}).") from exc
+
+
+def _require_object(record: Any, where: str) -> dict[str, Any]:
+    if not isinstance(record, dict):
+        raise CorpusError(f"{where}: expected a JSON object with an 'abstract' field.")
+    return record
