@@ -3,7 +3,11 @@
 Streamlit renders Markdown (with KaTeX for ``$...$``). Corpus text must never become markup:
 every ASCII punctuation character outside math is backslash-escaped (CommonMark shows it
 literally), so ``<script>``, ``*``, ``[x](y)`` or ``:red[...]`` in an abstract stay plain text.
-Math is kept as written for KaTeX, which renders it without running anything.
+
+A formula goes to KaTeX only when `safe_formula` accepts it: short, every command on a list of
+ordinary math commands (no sizes, boxes, colours, links, macros), braces balanced, and none of
+the characters that could end the highlight directive or form a link (Streamlit's directive
+label ends at the first raw ``]``, math or not). Any other formula is shown as its characters.
 """
 
 from __future__ import annotations
@@ -11,6 +15,11 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable, Sequence
+
+from explorer.view_math import MAX_FORMULA_CHARS, SAFE_COMMANDS, safe_formula
+
+__all__ = ["MAX_FORMULA_CHARS", "SAFE_COMMANDS", "escape_markdown", "math_spans", "plain",
+           "rich_markdown", "safe_formula"]
 
 # $$display$$ or $inline$: inline math opens before a non-space and closes after a non-space
 # and not before a digit, so "costs $5 and $10" stays text (pandoc's rule).
@@ -59,7 +68,7 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
     groups: list[tuple[bool, list[str]]] = []
     for start, end in zip(edges, edges[1:]):
         piece = text[start:end]
-        rendered = piece if (start, end) in maths else escape_markdown(piece)
+        rendered = _formula(piece) if (start, end) in maths else escape_markdown(piece)
         lit = any(low <= start and end <= high for low, high in marked)
         if groups and groups[-1][0] == lit:
             groups[-1][1].append(rendered)
@@ -68,8 +77,22 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
     return "".join(_mark("".join(parts)) if lit else "".join(parts) for lit, parts in groups)
 
 
+def _formula(math: str) -> str:
+    """`$...$` / `$$...$$` for KaTeX when `safe_formula` accepts it, else its characters.
+    Whitespace is collapsed (one line: math never becomes a block) and `<`, `>` are written
+    as commands, so no raw markup character is left even where math were not parsed."""
+    fence = "$$" if math.startswith("$$") and len(math) > 4 else "$"
+    formula = " ".join(math[len(fence):-len(fence)].split())
+    if not safe_formula(formula):
+        return escape_markdown(math)
+    return fence + formula.replace("<", "\\lt{}").replace(">", "\\gt{}") + fence
+
+
 def _mark(markdown: str) -> str:
-    """Wrap in the highlight directive, keeping edge spaces outside it."""
+    """Wrap in the highlight directive, keeping edge spaces outside it; one directive per
+    paragraph (a directive cannot span a blank line)."""
+    if "\n\n" in markdown:
+        return "\n\n".join(_mark(part) for part in markdown.split("\n\n"))
     core = markdown.strip()
     if not core:
         return markdown
