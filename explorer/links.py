@@ -3,11 +3,13 @@
 A link reopens exactly one view: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
 neighbours), ``?view=map`` / ``?view=marked``, plus the marked set (``like=ID&like=ID&unlike=ID``),
 the filters (``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
-Repeated keys carry lists, so ids and venue names may contain any character.
+Repeated keys carry lists, so ids and venue names may contain any character. Links come from
+anyone: `decode` reads any parameters (any types, any text) into a valid view and never raises.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
@@ -18,6 +20,11 @@ PAGES = ("ask", "paper", "marked", "map")
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
 MAX_QUERY_CHARS = 5000  # longer text in a link is cut; the model reads far less anyway
+MAX_MARKED = 200  # ids per marked list (and venues, sources) read from a link
+MAX_ID_CHARS = 300
+MAX_YEAR = 9999
+_YEARS = re.compile(r"([0-9]{1,4})?(?:-([0-9]{1,4})?)?")  # ASCII digits: '²'.isdigit() is True
+_COUNT = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -86,43 +93,67 @@ def link(base_url: str, state: ViewState) -> str:
 
 
 def decode(params: Mapping[str, str | Iterable[str]]) -> ViewState:
-    """The view a link describes. Never raises: unreadable parts fall back to defaults."""
-    values = {key: [value] if isinstance(value, str) else list(value)
-              for key, value in params.items()}
+    """The view a link describes. Never raises: unreadable parts fall back to defaults, a paper
+    marked both ways is marked neither way, lists and text are cut to sane sizes."""
+    values = _lists(params)
 
     def last(key: str) -> str:
         found = values.get(key) or [""]
-        return found[-1].strip()
+        return found[-1].strip()[:MAX_QUERY_CHARS].strip()
 
-    paper_id = last("paper") or None
+    paper_id = last("paper")
+    paper_id = paper_id if 0 < len(paper_id) <= MAX_ID_CHARS else None
     view = last("view")
     if view in ("map", "marked"):
         page = view
     else:
         page = "paper" if paper_id else "ask"
+    if page == "marked":  # the marked page shows no open paper (and its link names none)
+        paper_id = None
+    like, unlike = _unique(values.get("like", [])), _unique(values.get("unlike", []))
+    both = set(like) & set(unlike)
     year_min, year_max = _years(last("year"))
     return ViewState(
-        page=page, query=last("q")[:MAX_QUERY_CHARS], paper_id=paper_id,
-        like=_unique(values.get("like", [])), unlike=_unique(values.get("unlike", [])),
-        steer=last("steer")[:MAX_QUERY_CHARS],
+        page=page, query=last("q"), paper_id=paper_id,
+        like=tuple(p for p in like if p not in both),
+        unlike=tuple(p for p in unlike if p not in both), steer=last("steer"),
         venues=_unique(values.get("venue", [])), sources=_unique(values.get("source", [])),
         year_min=year_min, year_max=year_max, top_k=_top_k(last("k")),
     )
 
 
+def _lists(params: object) -> dict[str, list[str]]:
+    """`params` as {key: [text, ...]}, keeping only string keys and string values."""
+    items = params.items() if isinstance(params, Mapping) else ()
+    values: dict[str, list[str]] = {}
+    for key, value in items:
+        if isinstance(value, str):
+            value = [value]
+        elif not isinstance(value, Iterable):
+            continue
+        if isinstance(key, str):
+            values[key] = [item for item in value if isinstance(item, str)]
+    return values
+
+
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
+    kept = (item.strip() for item in items if item.strip() and len(item) <= MAX_ID_CHARS)
+    return tuple(dict.fromkeys(kept))[:MAX_MARKED]
 
 
 def _years(text: str) -> tuple[int | None, int | None]:
-    low, _, high = text.partition("-")
-    bounds = [int(part) if part.strip().isdigit() else None for part in (low, high)]
-    if bounds[0] and bounds[1] and bounds[0] > bounds[1]:
-        bounds.reverse()
-    return bounds[0], bounds[1]
+    match = _YEARS.fullmatch(text.replace(" ", ""))
+    if not match:
+        return None, None
+    low, high = (int(part) or None if part else None for part in match.groups())
+    if low and high and low > high:
+        low, high = high, low
+    return low, high
 
 
 def _top_k(text: str) -> int:
-    if not text.isdigit():
+    if not _COUNT.fullmatch(text):
         return DEFAULT_TOP_K
+    if len(text.lstrip("0")) > 3:  # int() of thousands of digits is slow, then refused
+        return MAX_TOP_K
     return min(max(int(text), 1), MAX_TOP_K)

@@ -64,6 +64,17 @@ def test_single_values_and_lists_are_both_read():
     ({"view": "paper"}, ViewState()),  # a paper page without a paper is the start page
     ({"like": ["a", "a", " ", "b"]}, ViewState(like=("a", "b"))),
     ({"q": ["first", "  last  "]}, ViewState(query="last")),
+    ({"k": "²"}, ViewState()),  # '²'.isdigit() is True, int('²') raises
+    ({"k": "7" * 5000}, ViewState(top_k=MAX_TOP_K)),  # int() refuses 4,300+ digits
+    ({"year": "²-"}, ViewState()),
+    ({"year": "2030-"}, ViewState(year_min=2030)),  # the app fits it to the corpus's years
+    ({"year": "0-0"}, ViewState()),
+    ({"view": "marked", "like": "X", "unlike": "X"}, ViewState(page="marked")),
+    ({"view": "marked", "like": ["X", "Y"], "unlike": ["X"]}, ViewState(page="marked", like=("Y",))),
+    ({"view": "marked", "paper": "p"}, ViewState(page="marked")),
+    ({"like": [str(n) for n in range(5000)]}, ViewState(like=tuple(map(str, range(200))))),
+    ({"paper": "x" * 301}, ViewState()),
+    ({"q": None, "k": 5, 3: ["a"], "like": [None, "a"]}, ViewState(like=("a",))),
 ])
 def test_odd_links_fall_back_to_sensible_views(params, expected):
     assert decode(params) == expected
