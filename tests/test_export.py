@@ -5,11 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
 
+import bibtexparser
 import pytest
 
 from explorer.corpus import Paper
-from explorer.export import CSV_COLUMNS, to_bibtex, to_csv
+from explorer.export import CSV_COLUMNS, TEX_ESCAPES, decode_tex, to_bibtex, to_csv
 from explorer.search import Hit
 
 FULL = Paper(paper_id="p1", title="Graphs & {Braces}: 50% of #tags_here", title_is_derived=False,
@@ -41,21 +46,22 @@ def test_csv_of_plain_papers_leaves_the_ranking_columns_empty():
     assert to_csv([]).strip() == ",".join(CSV_COLUMNS)
 
 
-def test_bibtex_entries_escape_text_and_keep_math():
+def test_bibtex_entries_escape_every_tex_special_including_math():
     text = to_bibtex([FULL, BARE])
     assert text.count("@") == 2
     assert text.startswith("@article{lovelace2021graphs,")
     assert "@misc{lean," in text
-    assert r"title = {Graphs \& \{Braces\}: 50\% of \#tags\_here}" in text
+    assert (r"title = {Graphs \& \textbraceleft{}Braces\textbraceright{}: 50\% of \#tags\_here}"
+            in text)
     assert "author = {Ada Lovelace and Turing, Alan and Émile Borel}" in text
     assert r"journal = {Proc. A \& B}" in text
-    assert r"$\mathcal{O}(n^{2})$" in text  # math kept as written
+    assert (r"\$\textbackslash{}mathcal\textbraceleft{}O\textbraceright{}(n"
+            r"\textasciicircum{}\textbraceleft{}2\textbraceright{})\$" in text)  # math shown as text
     assert r"save \$5 and 10\%" in text and r"a\textbackslash{}b" in text
     assert "url = {https://example.org/p?a=1&b=%7B2%7D}" in text
     assert "note = {Paper Explorer id abc123; title derived from the abstract}" in text
     for entry in text.split("\n@"):
-        body = re.sub(r"\\[{}]", "", entry)
-        assert body.count("{") == body.count("}")
+        assert entry.count("{") == entry.count("}")
 
 
 def test_bibtex_keys_stay_unique():
@@ -63,14 +69,118 @@ def test_bibtex_keys_stay_unique():
     assert keys == ["lovelace2021graphs", "lovelace2021graphsa", "lovelace2021graphsb", "lean"]
 
 
-def test_unbalanced_math_is_escaped_not_trusted():
-    paper = Paper(paper_id="x", title="t", title_is_derived=False, abstract="cost $a}{b$ here")
-    assert r"$a\}\{b$" not in to_bibtex([paper])
-    assert r"\$a\}\{b\$" in to_bibtex([paper])
-
-
 def test_anything_but_papers_and_hits_is_refused():
     with pytest.raises(ValueError, match="expected Hit or Paper"):
         to_csv(["p1"])
     with pytest.raises(ValueError, match="expected Hit or Paper"):
         to_bibtex([{"paper_id": "p1"}])
+
+
+HOSTILE = [
+    r"$\input{/etc/hostname}$", r"$\immediate\write18{touch /tmp/pwned}$", "$a}{b$ cost",
+    r"}} \def\x{1} {{", r"\\ \\\\ \{ \} \catcode`\^^M=13", "^^5cinput{/etc/passwd}",
+    "50% off # tags _ & ~ ^ $$x$$", "a\nb\rc\x00d\x1be\x7f\x85\u2028f",
+    "{\\csname input\\endcsname{/etc/hostname}}", "@comment{x} @preamble{\\input{x}}",
+]
+
+
+def _paper(text: str) -> Paper:
+    return Paper(paper_id=text, title=text, title_is_derived=False, abstract=text,
+                 authors=(text,), venue=text, keywords=(text,), url="https://e.org/" + text)
+
+
+def _tex_visible(text: str) -> str:
+    """What the text should read as after decoding: controls and line breaks become spaces."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+
+
+def assert_bibtex_is_inert_and_decodes(papers: list[Paper]) -> None:
+    """Shared with the generated tests: parse the .bib back, check each field is inert TeX."""
+    library = bibtexparser.parse_string(to_bibtex(papers))
+    assert not library.failed_blocks and len(library.entries) == len(papers)
+    known = re.compile("|".join(re.escape(e) for e in TEX_ESCAPES.values()))
+    for entry, paper in zip(library.entries, papers):
+        fields = entry.fields_dict
+        for name, original in (("title", paper.title), ("journal", paper.venue or ""),
+                               ("abstract", paper.abstract)):
+            if name in fields:
+                inner = fields[name].value  # the parser removes the enclosing braces
+                assert decode_tex(inner) == _tex_visible(original)
+                bare = known.sub("", inner)
+                assert "\\" not in bare and "{" not in bare and "}" not in bare, inner
+        assert re.fullmatch(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*|",
+                            fields["url"].value if "url" in fields else "")
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_bibtex_of_hostile_text_is_inert_and_reads_back(text: str):
+    assert_bibtex_is_inert_and_decodes([_paper(text)])
+    bib = to_bibtex([_paper(text)])
+    assert "\\input" not in bib and "\\write18" not in bib and "\\immediate" not in bib
+
+
+def test_bibtex_drops_urls_that_are_not_http():
+    paper = Paper(paper_id="x", title="t", title_is_derived=False, abstract="a",
+                  url="javascript:alert(1)")
+    assert "url" not in to_bibtex([paper])
+
+
+FORMULAS = ['=HYPERLINK("http://e.org")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
+            "  =1", "\uff1dcmd", "'=kept quote"]
+
+
+@pytest.mark.parametrize("text", FORMULAS)
+def test_csv_cells_that_a_spreadsheet_would_run_get_a_leading_quote(text: str):
+    paper = _paper(text)
+    (row,) = list(csv.DictReader(io.StringIO(to_csv([paper]))))
+    for column in ("paper_id", "title", "authors", "venue", "keywords", "abstract"):
+        assert row[column] == "'" + text, column
+    assert row["url"] == "https://e.org/" + text  # not a formula start: left alone
+
+
+def test_csv_numbers_are_not_quoted():
+    hit = Hit(rank=1, score=-0.25, percentile=None, paper=BARE)
+    (row,) = list(csv.DictReader(io.StringIO(to_csv([hit]))))
+    assert row["score"] == "-0.2500"
+
+
+def test_csv_sources_relative_to_a_root_never_show_server_paths(tmp_path: Path):
+    root = tmp_path / "corpus"
+    paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a",
+                  sources=(f"{root}/sub/a.jsonl:3", f"{root}/b.json#2", "/srv/secret/c.csv:9",
+                           "relative/d.txt:4"))
+    (row,) = list(csv.DictReader(io.StringIO(to_csv([paper], source_root=root))))
+    assert row["sources"] == "sub/a.jsonl:3; b.json#2; c.csv:9; d.txt:4"
+    (row,) = list(csv.DictReader(io.StringIO(to_csv([paper]))))
+    assert row["sources"] == "; ".join(paper.sources)  # the CLI's default: as read
+
+
+@pytest.mark.skipif(not (shutil.which("latex") and shutil.which("bibtex")),
+                    reason="no TeX toolchain: apt-get install --no-install-recommends "
+                           "texlive-latex-base to compile the BibTeX export for real")
+def test_the_bibtex_export_compiles_and_runs_nothing_from_the_corpus(tmp_path: Path):
+    (tmp_path / "payload.tex").write_text("\\immediate\\write16{IN\\string PUT-RAN}\n")
+    attacks = [*HOSTILE, r"$\input{payload}$", r"\input payload ",
+               r"\immediate\write16{WR\string ITE-RAN}", r"}\immediate\write16{BR\string ACE-RAN}{",
+               "%\n\\immediate\\write16{PER\\string CENT-RAN}"]
+    papers = [Paper(paper_id=f"p{i}", title=text, title_is_derived=False, abstract=text,
+                    authors=(f"A {text}",), venue=text, year=2020)
+              for i, text in enumerate(attacks)]
+    (tmp_path / "refs.bib").write_text(to_bibtex(papers), encoding="utf-8")
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\n"
+        "\\begin{document}\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}"
+        "\\end{document}\n")
+    logs = []
+    for command in (["latex"], ["bibtex"], ["latex"]):
+        args = [*command, "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error",
+                "main"] if command == ["latex"] else [*command, "main"]
+        run = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             errors="replace")
+        logs.append(run.stdout)
+        assert run.returncode == 0, run.stdout[-3000:]
+    log = "\n".join(logs) + (tmp_path / "main.log").read_text(errors="replace")
+    for marker in ("INPUT-RAN", "WRITE-RAN", "BRACE-RAN", "PERCENT-RAN"):
+        assert marker not in log
+    assert "Undefined control sequence" not in log and "Warning--" not in logs[1]
+    assert (tmp_path / "main.bbl").read_text().count("\\bibitem") == len(papers)
