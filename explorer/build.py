@@ -17,12 +17,14 @@ from explorer.checkpoint import BLOCK, Checkpoint
 from explorer.corpus import CorpusReport, Paper, read_corpus
 from explorer.embedder import Embedder, ModelSpec, resolve_model
 from explorer.errors import CorpusError, ExplorerError
+from explorer.files import FolderLock
 from explorer.index import EXACT, HNSW, VectorIndex
 from explorer.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.lexical import LexicalIndex
 from explorer.maps import compute_map, update_map
 from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
 from explorer.store import (
+    index_files,
     load_artifacts,
     paper_lines,
     read_manifest,
@@ -36,6 +38,9 @@ AUTO = "auto"
 TEXT_HASHES = "text_hashes"  # array: the SHA-256 of each paper's embedded text, (n, 32) uint8
 HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
 PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
+# How long a build waits for another build of the same folder (`make run` twice) before it
+# stops and says so; one that gets the lock after waiting usually finds the index up to date.
+LOCK_WAIT = 60.0
 
 
 @dataclass
@@ -76,15 +81,18 @@ def build(
     sentences: bool = True,
     progress: Progress | None = None,
     engine: str = "local",
+    wait: float = LOCK_WAIT,
 ) -> BuildReport:
     """Read `inputs`, embed what is new, and write an index folder at `out`.
 
     Nothing is written when reading fails; the previous index stays loadable until the new
     manifest replaces it. `progress(phase, done, total)` reports embedding progress.
     `sentences` also stores one vector per abstract sentence (for explanations).
+    One build writes a folder at a time: another waits up to `wait` seconds for it to finish
+    (then goes on, usually to find the index up to date), else stops with ExplorerError.
     """
     started = time.perf_counter()
-    corpus = read_corpus(inputs)
+    corpus = read_corpus(inputs, exclude=_not_read(inputs, out))
     if not corpus.papers:
         raise CorpusError(
             f"No papers with text in {', '.join(map(str, inputs))} "
@@ -92,22 +100,32 @@ def build(
         )
     spec = resolve_model(model)
     kind = _choose_index_type(index_type, len(corpus.papers))
-    lines = paper_lines(corpus.papers)
-    corpus_hash = hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
     report = BuildReport(
         papers=len(corpus.papers), records=corpus.records,
         duplicates_merged=corpus.duplicates_merged, skipped=dict(corpus.skipped),
         embedded=0, reused=0, model_id=spec.model_id, index_type=kind, seconds=0.0,
         folder=out,
     )
-    settings = {"corpus_hash": corpus_hash, "index_type": kind, "sentences": sentences,
-                "sentence_splitter": SPLITTER_VERSION, "lexical": LEXICAL_SETTINGS}
+    with FolderLock(out, wait):
+        _build_locked(inputs, out, corpus, spec, report, sentences,
+                      _LazyEmbedder(spec, batch_size, progress, engine))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
+                  spec: ModelSpec, report: BuildReport, sentences: bool,
+                  embedder: _LazyEmbedder) -> None:
+    """The build proper, under the folder lock: fills in `report`."""
+    lines = paper_lines(corpus.papers)
+    corpus_hash = hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+    settings = {"corpus_hash": corpus_hash, "index_type": report.index_type,
+                "sentences": sentences, "sentence_splitter": SPLITTER_VERSION,
+                "lexical": LEXICAL_SETTINGS}
     if _is_current(out, spec, settings):
         report.up_to_date, report.reused = True, len(corpus.papers)
-        report.seconds = time.perf_counter() - started
-        return report
+        return
     previous = _previous(out, spec)
-    embedder = _LazyEmbedder(spec, batch_size, progress, engine)
     checkpoint = Checkpoint(out, spec.fingerprint)
     vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint)
     arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
@@ -115,7 +133,7 @@ def build(
     arrays.update(LexicalIndex.from_papers(corpus.papers, old).to_arrays())  # BM25 channel
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
                                         dtype=np.uint8).reshape(len(corpus.papers), 32)
-    index = VectorIndex.build(vectors, kind)
+    index = VectorIndex.build(vectors, report.index_type)
     extras = {"pair_quantiles": pair_quantiles(vectors), "map": _map(corpus.papers, vectors,
                                                                      previous)}
     reused_only = previous is not None and not embedder.loaded
@@ -124,8 +142,6 @@ def build(
     write_artifacts(out, corpus.papers, index, extras, {**manifest, **settings}, arrays, lines)
     checkpoint.clear()
     report.reused = len(corpus.papers) - report.embedded
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 class _LazyEmbedder:
@@ -209,6 +225,15 @@ def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -
     if previous is None:
         return compute_map(papers, vectors)
     return update_map(papers, vectors, previous.text_hashes, previous.extras.get("map"))
+
+
+def _not_read(inputs: Sequence[str | Path], out: Path) -> list[Path]:
+    """What a build never reads as corpus: the index's own files, and all of `out` unless an
+    input is in it (`explorer build d/papers-2024.jsonl --out d` reads the user's file)."""
+    folder = out.resolve()
+    named = [Path(path).resolve() for path in inputs]
+    inside = any(path == folder or folder in path.parents for path in named)
+    return index_files(out) if inside else [out, *index_files(out)]
 
 
 def _choose_index_type(requested: str, count: int) -> str:

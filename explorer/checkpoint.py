@@ -8,19 +8,23 @@ The folder is removed once the new index is written.
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from explorer.store import atomic_write
+from explorer.files import atomic_write, make_dirs
 
 BLOCK = 2048  # papers embedded between two saves
 
 
 class Checkpoint:
-    """Blocks of (text hash -> vector) under `out/.partial-<key>/`; `key` names the model."""
+    """Blocks of (text hash -> vector) under `out/.partial-<key>/`; `key` names the model.
+
+    Written under the build's folder lock; block names are unique all the same, so no two
+    writers can ever overwrite each other's block."""
 
     def __init__(self, out: Path, key: str) -> None:
         self.folder = out / f".partial-{key}"
@@ -52,10 +56,10 @@ class Checkpoint:
     def save(self, hashes: list[str], vectors: np.ndarray, model_info: dict) -> None:
         """Save one block of vectors (n, d) for papers with these text hashes."""
         if not self.folder.is_dir():
-            self.folder.mkdir(parents=True)
+            make_dirs(self.folder)  # fsynced in its parent
             info = json.dumps(_comparable(model_info))
             atomic_write(self.folder / "model.json", lambda tmp: tmp.write_text(info))
-        name = f"block-{len(list(self.folder.glob('block-*.json'))):06d}"
+        name = f"block-{secrets.token_hex(8)}"
 
         def write_vectors(tmp: Path) -> None:
             with tmp.open("wb") as handle:

@@ -1,0 +1,82 @@
+"""Named arrays of an index read on demand, and the checksum check of an open file."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from explorer import files
+from explorer.errors import IndexInvalidError
+
+Opened = dict[str, tuple[Path, dict[str, Any], BinaryIO]]  # role -> (path, entry, handle)
+
+
+class Arrays(Mapping[str, np.ndarray]):
+    """The named arrays of an index; those given open (`later`) are read and checksummed on
+    first use.
+
+    Their files are opened with the index, so a later build that replaces them (and deletes the old
+    files) cannot take them away from an index that is already open. Safe to share between
+    threads: one lock per role, none once read; a file that failed is not read again."""
+
+    def __init__(self, loaded: dict[str, np.ndarray], later: Opened, hint: str) -> None:
+        self._loaded = loaded
+        self._later = later
+        self._hint = hint
+        self._locks = {role: threading.Lock() for role in later}
+        self._failed: dict[str, str] = {}  # role -> the message it failed with
+
+    def __getitem__(self, role: str) -> np.ndarray:
+        array = self._loaded.get(role)
+        if array is not None:
+            return array
+        if role not in self._later:
+            raise KeyError(role)
+        with self._locks[role]:
+            if role not in self._loaded:
+                if role not in self._failed:
+                    self._read(role)
+                if role in self._failed:
+                    raise IndexInvalidError(self._failed[role])
+        return self._loaded[role]
+
+    def _read(self, role: str) -> None:
+        path, entry, handle = self._later[role]
+        try:
+            check_sum(handle, path, entry, self._hint)
+            self._loaded[role] = read_array(handle)
+        except IndexInvalidError as exc:
+            self._failed[role] = str(exc)
+        except (OSError, ValueError) as exc:
+            self._failed[role] = f"{path} cannot be read ({exc}). Rebuild: `{self._hint}`."
+        finally:
+            handle.close()
+
+    def __contains__(self, role: object) -> bool:  # without reading the file
+        return role in self._loaded or role in self._later
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._loaded
+        yield from (role for role in self._later if role not in self._loaded)
+
+    def __len__(self) -> int:
+        return len(self._loaded.keys() | self._later.keys())
+
+
+def read_array(handle: BinaryIO) -> np.ndarray:
+    handle.seek(0)
+    return np.load(handle, allow_pickle=False)
+
+
+def check_sum(handle: BinaryIO, path: Path, entry: dict[str, Any], hint: str) -> None:
+    """Refuse the file read from `handle` unless it has the checksum `entry` records."""
+    kind = "crc32" if "crc32" in entry else "sha256"  # indexes built before 2026-11-30: sha256
+    handle.seek(0)
+    if files.checksum_stream(handle, kind) != entry.get(kind):
+        raise IndexInvalidError(
+            f"{path} fails its checksum: the file is corrupted. Rebuild the index: `{hint}`."
+        )
