@@ -6,8 +6,8 @@ built by `explorer build`; all search logic lives in the `explorer` package.
 
 from __future__ import annotations
 
+import logging
 import os
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,23 +19,20 @@ from explorer.explain import explain_match, explain_pair
 from explorer.export import to_bibtex, to_csv
 from explorer.links import ViewState, decode, encode, link
 from explorer.search import Explorer, Filters, Hit
-from explorer.store import read_manifest, rebuild_hint
+from explorer.store import read_manifest
 from explorer.view_map import MAX_POINTS, map_figure
 from explorer.view_text import escape_markdown, plain, rich_markdown
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
+LOG = logging.getLogger("paper_explorer.app")
 
 
-@st.cache_resource(show_spinner="Loading the model and the index…", max_entries=2)
-def load_explorer(folder: str, build_id: str) -> Explorer:
-    """One Explorer per index build: a rebuilt index is picked up without restarting the server."""
+@st.cache_resource(show_spinner="Loading the model and the index…", max_entries=1)
+def load_explorer(folder: str, build_key: str) -> Explorer:
+    """The Explorer of the current build only: a rebuild swaps it (and frees the old files)."""
     explorer = Explorer.open(folder)
     explorer.embed_query("warm-up")  # load the model now, not on the first question
     return explorer
-
-
-def open_explorer(folder: str) -> Explorer:
-    return load_explorer(folder, str(read_manifest(Path(folder)).get("build_id", "")))
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -75,11 +72,9 @@ def _ranked(_explorer: Explorer, build_id: str, verb: str, subject: tuple, top_k
 def ranked(explorer: Explorer, verb: str, *subject, top_k: int = 0, narrow: bool = True) -> list[Hit]:
     """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
     view's filters; cached per index build, so clicks that rerun the page cost no search."""
-    state = current()
-    narrowing = ((state.venues, state.sources, state.year_min, state.year_max) if narrow
-                 else ((), (), None, None))
+    narrowing = view.narrowing(explorer, current()) if narrow else ((), (), None, None)
     return _ranked(explorer, str(explorer.manifest.get("build_id")), verb, subject,
-                   top_k or state.top_k, narrowing)
+                   top_k or current().top_k, narrowing)
 
 
 def highlights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "", top: int = 2):
@@ -96,12 +91,13 @@ def init_state(explorer: Explorer) -> None:
     """Once per session: the view named by the URL (ids the index lacks are reported and dropped)."""
     if "view" in st.session_state:
         return
+    facets = view.public_facets(explorer)
     state = decode({key: st.query_params.get_all(key) for key in st.query_params})
-    state, unknown = view.known_only(explorer, state)
+    state, unknown = view.known_only(explorer, view.fit_to_corpus(state, facets))
     if unknown:
-        st.session_state.notice = f"This link names papers not in this index: {', '.join(unknown)}."
+        st.session_state.notice = view.unknown_notice(unknown)
     st.session_state.update(view=state, trail=view.push((), view.step_of(state)),
-                            **view.widget_values(explorer, state, TOP_K_CHOICES))
+                            **view.widget_values(facets, state, TOP_K_CHOICES))
 
 
 def navigate(state: ViewState) -> None:
@@ -172,9 +168,10 @@ def terms_note(terms: list[str]) -> str:
     return f"shared terms: *{escape_markdown(', '.join(terms[:5]))}*" if terms else ""
 
 
-def downloads_ui(items, name: str, key: str) -> None:
+def downloads_ui(explorer: Explorer, items, name: str, key: str) -> None:
     if not items:
         return
+    items = view.public_items(items, view.public_facets(explorer)["root"])
     with st.container(horizontal=True):
         st.download_button("CSV", to_csv(items), f"{name}.csv", "text/csv", key=f"{key}-csv",
                            icon=":material/download:", on_click="ignore")
@@ -203,10 +200,10 @@ def ask_ui(explorer: Explorer) -> None:
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(f"{len(hits)} papers closest to your question; highlighted: its best-matching "
                    "sentences.")
-        downloads_ui(hits, "paper-explorer-results", "results")
+        downloads_ui(explorer, hits, "paper-explorer-results", "results")
     explained = view.explained_count(explorer, len(hits))
     if explained < len(hits):
-        command = rebuild_hint(explorer.artifacts.folder, explorer.manifest)
+        command = view.rebuild_hint(explorer)
         st.caption(view.ON_DEMAND_NOTE.format(count=explained, command=command))
     for number, hit in enumerate(hits):
         lit = number < explained
@@ -231,11 +228,11 @@ def paper_ui(explorer: Explorer) -> None:
         mark_buttons_ui(paper.paper_id, "open")
         st.button("Show on the map", icon=":material/map:", key="open-map", on_click=navigate,
                   args=(replace(state, page="map"),))
-        if paper.url and paper.url.startswith(("https://", "http://")):
+        if view.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
     hits = ranked(explorer, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
-    downloads_ui(hits, f"similar-to-{paper.paper_id}", "similar")
+    downloads_ui(explorer, hits, f"similar-to-{paper.paper_id}", "similar")
     explained = view.explained_count(explorer, len(hits))
     for number, hit in enumerate(hits):
         spans, terms = (highlights(explorer, hit.paper_id, other_id=paper.paper_id)
@@ -260,7 +257,7 @@ def marked_ui(explorer: Explorer) -> None:
                           on_click=navigate, args=(replace(state, page="paper", paper_id=paper_id),))
             dropper.button("Remove", key=f"m-{paper_id}-drop", icon=":material/close:", type="tertiary",
                            on_click=navigate, args=(state.mark(paper_id, None),))
-    downloads_ui([explorer.paper(pid) for pid in state.like], "liked-papers", "marked")
+    downloads_ui(explorer, [explorer.paper(pid) for pid in state.like], "liked-papers", "marked")
     st.text_input("Steer the recommendations with words (optional)", key="steer_box",
                   on_change=lambda: navigate(replace(current(), steer=st.session_state.steer_box)))
     if state.like or state.steer.strip():
@@ -272,7 +269,7 @@ def recommendations_ui(explorer: Explorer) -> None:
     state = current()
     hits = ranked(explorer, "recommend", state.like, state.unlike, state.steer)
     st.markdown("#### Recommended from the marked set")
-    downloads_ui(hits, "recommendations", "recs")
+    downloads_ui(explorer, hits, "recommendations", "recs")
     explained = view.explained_count(explorer, len(hits)) if state.steer.strip() else 0
     for number, hit in enumerate(hits):  # highlight the sentence closest to the steering words
         spans = highlights(explorer, hit.paper_id, state.steer, top=1)[0] if number < explained else []
@@ -287,9 +284,7 @@ def map_ui(explorer: Explorer) -> None:
         neighbours = [hit.paper_id for hit in nearest]
     figure = map_figure(explorer, state.paper_id, neighbours)
     if figure is None:
-        inputs = " ".join(explorer.manifest.get("inputs") or ["seeds"])
-        st.warning(f"This index has no stored map. Rebuild it: "
-                   f"`explorer build {inputs} --out {explorer.artifacts.folder}`")
+        st.warning(f"This index has no stored map. Rebuild it: `{view.rebuild_hint(explorer)}`")
         return
     st.caption("Each dot is a paper, placed by meaning and coloured by topic. Hover for the title, "
                "click to open it." + (" ★ the open paper, ◯ its neighbours." if state.paper_id else "")
@@ -323,8 +318,7 @@ def sidebar_ui(explorer: Explorer) -> None:
 
 
 def filters_ui(explorer: Explorer) -> None:
-    facets = explorer.facets()
-    state = current()
+    facets, state = view.public_facets(explorer), current()
     with st.expander("Filters", expanded=state.filters().active()):
         venues = st.multiselect("Venue", facets["venues"], key="venues") if facets["venues"] else []
         sources = (st.multiselect("Source file", facets["sources"], key="sources")
@@ -353,8 +347,9 @@ def trail_ui(explorer: Explorer) -> None:
 
 
 def error_ui(exc: ExplorerError, folder: str) -> None:
-    st.error(f"Cannot use the index in `{folder}`: {exc}")
-    for command in re.findall(r"`([^`]+)`", str(exc)):
+    message, commands = view.error_text(exc, folder)
+    st.error(message)
+    for command in commands:
         st.code(command, language="bash")
 
 
@@ -362,10 +357,16 @@ def main() -> None:
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
     folder = os.environ.get("EXPLORER_INDEX") or "embeddings"
     try:
-        explorer = open_explorer(folder)
-    except ExplorerError as exc:
+        page_ui(folder)
+    except ExplorerError as exc:  # e.g. no index, or a paper that a rebuilt index no longer has
         error_ui(exc, folder)
-        st.stop()
+    except Exception:  # anything else: a plain message here, the traceback in the server log
+        LOG.exception("page failed for index %s", folder)
+        st.error(view.FAILED)
+
+
+def page_ui(folder: str) -> None:
+    explorer = load_explorer(folder, view.build_key(read_manifest(Path(folder))))
     init_state(explorer)
     sidebar_ui(explorer)
     if st.session_state.get("notice"):
@@ -374,12 +375,8 @@ def main() -> None:
                   placeholder="Ask a question, e.g. how do transformers keep track of state?",
                   label_visibility="collapsed")
     trail_ui(explorer)
-    pages = {"paper": paper_ui, "marked": marked_ui, "map": map_ui, "ask": ask_ui}
-    try:
-        pages[current().page](explorer)
-    except ExplorerError as exc:  # e.g. a paper that a rebuilt index no longer has
-        error_ui(exc, folder)
     st.query_params.from_dict(encode(current()))
+    {"paper": paper_ui, "marked": marked_ui, "map": map_ui, "ask": ask_ui}[current().page](explorer)
 
 
 main()

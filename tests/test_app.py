@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -10,8 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.build import build
 from explorer.search import Explorer, Filters
-from explorer.view import ON_DEMAND_EXPLANATIONS
+from explorer.view import FAILED, ON_DEMAND_EXPLANATIONS
 from tests.app_fixtures import APP, XSS_ID, small_index, write_small_corpus  # noqa: F401
+from tests.markdown_check import live_markup
 
 QUESTION = "can diagonal state space layers follow non-commutative group operations"
 EXPECTED = "74c6b0a05165"  # the DCD state-space expressivity paper of the seeds
@@ -196,6 +198,7 @@ def test_a_missing_index_says_what_to_run(tmp_path, monkeypatch):
     assert not app.exception
     assert "explorer build" in app.error[0].value
     assert app.code[0].value.startswith("explorer build")
+    assert str(tmp_path) not in app.error[0].value + app.code[0].value  # no server paths
 
 
 def test_without_sentence_vectors_only_the_first_results_are_highlighted(tmp_path, monkeypatch):
@@ -232,3 +235,65 @@ def test_corpus_markup_reaches_streamlit_escaped(small_index, monkeypatch):  # n
     assert "\\<script\\>" in shown and "<script>" not in shown
     assert "$x^2 + y^2$" in shown  # math kept for KaTeX
     assert all(not m.proto.allow_html for m in app.markdown)
+
+
+PHISH_ID = "[Session expired](https://example.org/login)"
+
+
+def test_an_unknown_id_in_a_link_is_shown_as_text(seeds_index, monkeypatch):
+    app = run_app(seeds_index, monkeypatch, {"paper": PHISH_ID})
+    warning = next(w.value for w in app.warning if "not in this index" in w.value)
+    assert live_markup(warning) == [] and "Session expired" in warning
+
+
+@pytest.mark.parametrize("params", [
+    {"q": "learning", "year": "1000-2000"}, {"q": "learning", "year": "2030-"},
+    {"view": "marked", "like": ["gnn", "protein"], "unlike": "gnn"}, {"q": "graphs", "k": "²"},
+    {"q": "graphs", "year": "²-"}, {"q": "graphs", "k": "9" * 5000},
+    {"q": "graphs", "venue": "Nowhere", "source": "/etc/passwd"},
+])
+def test_hostile_links_open_a_page(small_index, monkeypatch, params):  # noqa: F811
+    app = run_app(small_index, monkeypatch, params)
+    assert not app.error
+    low, high = app.slider(key="years").value
+    assert 2018 <= low <= high <= 2023
+    if params.get("year") == "2030-":
+        assert (low, app.session_state["view"].year_min) == (2023, 2023)
+    if "q" in params:
+        assert card_ids(app, "q")
+
+
+def test_any_failure_shows_a_plain_message_without_paths(small_index, monkeypatch):  # noqa: F811
+    def broken(*args, **kwargs):
+        raise RuntimeError(f"Infer Request is busy in {small_index}/model.xml")
+
+    monkeypatch.setattr(Explorer, "search_vector", broken)
+    app = run_app(small_index, monkeypatch, {"q": "a fresh question nobody asked before"})
+    assert [e.value for e in app.error] == [FAILED]
+    shown = " ".join(str(element.value) for element in app.main if hasattr(element, "value"))
+    assert str(small_index) not in shown and "Infer Request" not in shown
+
+
+def test_web_users_see_source_files_relative_to_the_corpus(small_index, monkeypatch):  # noqa: F811
+    app = run_app(small_index, monkeypatch)
+    assert app.multiselect(key="sources").options == ["small.jsonl"]
+    app.multiselect(key="sources").set_value(["small.jsonl"]).run()
+    app = ask(app, "graph neural networks")
+    assert len(card_ids(app, "q")) == 10 and app.query_params["source"] == "small.jsonl"
+
+
+def test_a_rebuild_swaps_the_cached_explorer(tmp_path, monkeypatch):
+    corpus = write_small_corpus(tmp_path / "corpus")
+    out = tmp_path / "index"
+    build([corpus], out, "default")
+    app = run_app(out, monkeypatch)
+    with corpus.open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "new-one", "abstract": "Brand new paper about quantum error '
+                     'correction codes on superconducting qubits."}\n')
+    build([corpus], out, "default")
+    app = ask(app, "quantum error correction")
+    assert card_ids(app, "q")[0] == "new-one"
+    gc.collect()
+    alive = [obj for obj in gc.get_objects()
+             if isinstance(obj, Explorer) and obj.artifacts.folder == out]
+    assert len(alive) == 1, "the previous build's Explorer is still cached"

@@ -11,14 +11,23 @@ from explorer.corpus import Paper
 from explorer.links import ViewState
 from explorer.search import Explorer, Hit
 from explorer.view import (
+    build_key,
+    corpus_root,
+    fit_to_corpus,
     go_to,
     loaded_facts,
     meta_parts,
+    public_hint,
+    public_message,
+    public_paper,
     push,
     query_note,
+    safe_url,
     score_text,
+    source_names,
     step_label,
     step_of,
+    widget_values,
 )
 from explorer.view_map import map_figure, shown_rows
 from explorer.view_text import HIGHLIGHT, escape_markdown, math_spans, plain, rich_markdown
@@ -150,3 +159,49 @@ def test_trail_labels_name_questions_and_papers(small_index):  # noqa: F811
     assert step_label(explorer, ("q", "  what   is it? ")) == "what is it?"
     assert step_label(explorer, ("paper", "gnn")) == "Message passing on molecular graphs"
     assert step_label(explorer, ("paper", "gone"), limit=10) == "gone"
+
+
+def test_filters_from_a_link_are_fitted_to_the_corpus():
+    facets = {"years": [2018, 2020, 2023], "venues": ["ICML"], "sources": ["a.jsonl"]}
+    fitted = fit_to_corpus(ViewState(year_min=1000, year_max=2000, venues=("ICML", "X"),
+                                     sources=("/etc/passwd",)), facets)
+    assert (fitted.year_min, fitted.year_max) == (None, 2018)
+    assert (fitted.venues, fitted.sources) == (("ICML",), ())
+    assert fit_to_corpus(ViewState(year_min=2030), facets).year_min == 2023
+    assert fit_to_corpus(ViewState(year_max=2030), facets).year_max is None
+    assert fit_to_corpus(ViewState(year_min=2019), {"years": []}).year_min is None
+    values = widget_values(facets, fit_to_corpus(ViewState(year_min=2030), facets), [5, 10])
+    assert values["years"] == (2023, 2023)
+
+
+def test_web_users_see_paths_relative_to_the_corpus_root():
+    files = ["/srv/data/corpus/a.jsonl", "/srv/data/corpus/sub/b.csv"]
+    assert corpus_root(files) == "/srv/data/corpus"
+    assert source_names(files) == {"a.jsonl": files[0], "sub/b.csv": files[1]}
+    assert source_names(["x/a.jsonl", "/y/a.jsonl"]) == {"a.jsonl": "x/a.jsonl",
+                                                          "a.jsonl (2)": "/y/a.jsonl"}
+    paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a",
+                  sources=("/srv/data/corpus/sub/b.csv:7", "/srv/data/corpus/a.jsonl#3"))
+    assert public_paper(paper, "/srv/data/corpus").sources == ("sub/b.csv:7", "a.jsonl#3")
+    manifest = {"inputs": ["/srv/data/corpus"]}
+    assert public_hint("/srv/index", manifest, "/srv/data/corpus") == "explorer build corpus --out index"
+
+
+def test_messages_lose_their_server_paths():
+    text = ("No index in /srv/indexes/acm/ (no manifest.json). Build one first: "
+            "`explorer build /srv/data/acm-cr --out /srv/indexes/acm`; see https://example.org/a/b")
+    shown = public_message(text, {"/srv/indexes/acm": "acm"})
+    assert "/srv" not in shown and "`explorer build acm-cr --out acm`" in shown
+    assert "https://example.org/a/b" in shown
+
+
+def test_only_plain_web_addresses_are_links():
+    assert safe_url("https://arxiv.org/abs/1") and safe_url("HTTP://x.org/")
+    for bad in ("javascript:alert(1)", "data:text/html,x", "//evil.org", "https:///x",
+                "https://a.org/\nx", "ftp://a.org", None, "", "http://[::1"):
+        assert safe_url(bad) is None, bad
+
+
+def test_a_build_is_told_apart_by_its_id_or_manifest():
+    assert build_key({"build_id": "b1"}) == "b1"
+    assert build_key({"count": 1}) != build_key({"count": 2})
