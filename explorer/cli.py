@@ -9,26 +9,32 @@ import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from explorer.cli_support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.config import Settings
 from explorer.errors import ExplorerError
+from explorer.terminal import safe_json, safe_text
 
-EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Every failure ends in one line on stderr and a non-zero exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    settings = Settings.from_env(index_dir=getattr(args, "index", None),
-                                 model=getattr(args, "model", None))
     try:
+        settings = Settings.from_env(index_dir=getattr(args, "index", None),
+                                     model=getattr(args, "model", None))
         return args.run(args, settings, parser)
     except ExplorerError as exc:
-        print(f"explorer: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return fail(str(exc))
     except KeyboardInterrupt:
         print("explorer: interrupted; the previous index is unchanged.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `explorer search ... | head`: the reader left, nothing to say
+        sys.stderr.close()
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence: one clear line
+        return fail(describe(exc), debug=True)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, help="index folder (default: EXPLORER_INDEX or embeddings)")
     build.add_argument("--model", help="model name or local sentence-transformers folder")
     build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
-    build.add_argument("--batch-size", type=int, default=32)
+    build.add_argument("--batch-size", type=positive_int, default=32)
     build.add_argument("--engine", default="local", choices=["local", "ray"],
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
@@ -87,11 +93,12 @@ def _parser() -> argparse.ArgumentParser:
 def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
     command.add_argument("--model", help="must be the model the index was built with")
-    command.add_argument("--k", type=int, default=10, help="how many results (default 10)")
+    command.add_argument("--k", type=positive_int, default=10,
+                         help="how many results (default 10)")
     command.add_argument("--json", action="store_true", help="print JSON instead of a list")
     command.add_argument("--venue", action="append", default=[], help="only this venue")
-    command.add_argument("--year-min", type=int)
-    command.add_argument("--year-max", type=int)
+    command.add_argument("--year-min", type=year)
+    command.add_argument("--year-max", type=year)
     command.add_argument("--diverse", action="store_true",
                          help="re-rank for variety (MMR) so near-copies do not fill the list")
 
@@ -110,7 +117,7 @@ def _add_eval(commands) -> None:
     command.add_argument("--cache", type=Path, help="index folder kept between runs "
                          "(default ~/.cache/paper-explorer/eval/NAME-HASH)")
     command.add_argument("--model", help="model name or local sentence-transformers folder")
-    command.add_argument("--limit", type=int, help="score only the first N queries of each set")
+    command.add_argument("--limit", type=positive_int, help="score only the first N queries of each set")
     command.add_argument("--diverse", action="store_true", help="also score each mode with MMR")
     command.add_argument("--json", action="store_true", help="print JSON instead of a table")
     command.add_argument("--output", type=Path, help="also write the JSON result to this file")
@@ -130,11 +137,11 @@ def _eval(args, settings: Settings, parser) -> int:
 
     if bool(args.queries) != bool(args.qrels):
         parser.error("eval: give --queries and --qrels together")
-    bar = _Bar()
+    bar = Bar()
     explorer, summary = prepare_index(args.dataset, args.cache or default_cache(args.dataset),
                                       settings.model, progress=bar.update)
     bar.close()
-    print(f"explorer: index: {summary}", file=sys.stderr)
+    print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
     names = [None] if args.queries else (list(SETS) if "all" in args.sets else args.sets)
     results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
                         args.mode, args.limit, diverse=args.diverse) for name in names]
@@ -142,20 +149,21 @@ def _eval(args, settings: Settings, parser) -> int:
               "results": results}
     if args.output:
         args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(report, indent=2) if args.json else format_table(results))
+    print(safe_json(report, indent=2) if args.json
+          else safe_text(format_table(results), keep_newlines=True))
     return 0
 
 
 def _build(args, settings: Settings, parser) -> int:
     from explorer.build import build
 
-    bar = _Bar()
+    bar = Bar()
     out = args.out or settings.index_dir
     report = build(args.paths, out, settings.model, index_type=args.index_type,
                    batch_size=args.batch_size, sentences=args.sentences, progress=bar.update,
                    engine=args.engine)
     bar.close()
-    print(report.summary())
+    print(safe_text(report.summary()))
     return 0
 
 
@@ -178,7 +186,7 @@ def _ask(args, settings: Settings, parser) -> int:
         if args.verb == "search":
             note = explorer.query_note(target)
             if note:
-                print(f"explorer: note: {note}", file=sys.stderr)
+                print(f"explorer: note: {safe_text(note)}", file=sys.stderr)
         _print_hits(ask(target.strip()), args.json)
         return 0
     for line in _batch_lines(args.batch):
@@ -186,7 +194,7 @@ def _ask(args, settings: Settings, parser) -> int:
             record = {"input": line, "results": ask(line)}
         except ExplorerError as exc:
             record = {"input": line, "error": str(exc)}
-        print(json.dumps(record, ensure_ascii=False), flush=True)
+        print(safe_json(record), flush=True)
     return 0
 
 
@@ -205,16 +213,18 @@ def _info(args, settings: Settings, parser) -> int:
 
     manifest = read_manifest(settings.index_dir)
     if args.json:
-        print(json.dumps(manifest, indent=2, ensure_ascii=False))
+        print(safe_json(manifest, indent=2))
         return 0
-    model = manifest.get("model", {})
-    print(f"index     {settings.index_dir}/  ({manifest.get('index_type')}, "
+    model = manifest.get("model") if isinstance(manifest.get("model"), dict) else {}
+    inputs = manifest.get("inputs") if isinstance(manifest.get("inputs"), list) else []
+    print(safe_text(f"index     {settings.index_dir}/  ({manifest.get('index_type')}, "
           f"{manifest.get('metric')})\n"
           f"papers    {manifest.get('count')}  (from {manifest.get('records')} records, "
           f"{manifest.get('duplicates_merged')} duplicates merged)\n"
           f"model     {model.get('id')}  (dimension {model.get('dimension')}, "
           f"max {model.get('max_seq_length')} tokens)\n"
-          f"built     {manifest.get('built_at')} from {' '.join(manifest.get('inputs', []))}")
+          f"built     {manifest.get('built_at')} from {' '.join(map(str, inputs))}",
+                    keep_newlines=True))
     return 0
 
 
@@ -256,7 +266,7 @@ def _with_explanations(explorer, hits, args, text: str) -> list[dict]:
 
 def _print_hits(hits: list[dict], as_json: bool) -> None:
     if as_json:
-        print(json.dumps(hits, indent=2, ensure_ascii=False))
+        print(safe_json(hits, indent=2))
         return
     from explorer.explain import explanation_lines
 
@@ -266,33 +276,11 @@ def _print_hits(hits: list[dict], as_json: bool) -> None:
         mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
         unusual = f", closer than {hit['percentile']:.0f}% of pairs" if hit["percentile"] else ""
         details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
-        print(f"{hit['rank']:>2}. {hit['title']}{mark}")
-        print(f"    id {hit['paper_id']} · score {hit['score']:.3f}{unusual}"
-              f"{' · ' + details if details else ''}")
-        print(textwrap.indent(textwrap.shorten(hit["abstract"], 300, placeholder=" …"), "    "))
+        print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
+        print(f"    id {safe_text(hit['paper_id'])} · score {hit['score']:.3f}{unusual}"
+              f"{' · ' + safe_text(details) if details else ''}")
+        abstract = safe_text(" ".join(hit["abstract"].split()))
+        print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
         for line in explanation_lines(hit.get("explanation", {})):
-            print(f"    > {line}")
+            print(f"    > {safe_text(line)}")
         print()
-
-
-class _Bar:
-    """tqdm bars on stderr, one per phase, created on the first update (none when none embeds)."""
-
-    def __init__(self) -> None:
-        self._bar = None
-        self._phase = ""
-
-    def update(self, phase: str, done: int, total: int) -> None:
-        if self._bar is None or phase != self._phase:
-            from tqdm import tqdm
-
-            self.close()
-            self._phase = phase
-            self._bar = tqdm(total=total, desc=f"embedding {phase}", unit="text", file=sys.stderr)
-        self._bar.update(done - self._bar.n)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-

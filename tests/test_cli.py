@@ -135,3 +135,98 @@ def test_the_console_script_builds_and_reports(tmp_path: Path):
     bad = subprocess.run([exe, "similar", "zzz"], env=env, capture_output=True, text=True,
                          check=False)
     assert bad.returncode == 1 and bad.stderr.startswith("explorer: error: No paper with id")
+
+
+def _build_fails_with(monkeypatch, exc: BaseException) -> None:
+    import explorer.build
+
+    def fail(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(explorer.build, "build", fail)
+
+
+@pytest.mark.parametrize(("exc", "says"), [
+    (OSError(28, "No space left on device", "/data/index/papers.jsonl.tmp"), "the disk is full"),
+    (PermissionError(13, "Permission denied", "/data/index"), "Permission denied"),
+    (MemoryError(), "out of memory"),
+    (RecursionError("maximum recursion depth exceeded"), "nested too deeply"),
+    (RuntimeError("Infer Request is busy"), "unexpected RuntimeError: Infer Request is busy"),
+    (ValueError("bad\nthing \x1b[31m"), "unexpected ValueError: bad thing \\x1b[31m"),
+])
+def test_every_failure_is_one_line_and_exit_1(capsys, monkeypatch, tmp_path: Path, exc, says):
+    monkeypatch.delenv("EXPLORER_DEBUG", raising=False)
+    _build_fails_with(monkeypatch, exc)
+    code, out, err = run(capsys, "build", str(tmp_path), "--out", str(tmp_path / "idx"))
+    assert code == 1 and out == ""
+    assert err.startswith("explorer: error: ") and err.count("\n") == 1, err
+    assert says in err and "Traceback" not in err and "\x1b" not in err
+    if not isinstance(exc, OSError | MemoryError | RecursionError):
+        assert "EXPLORER_DEBUG=1" in err
+
+
+def test_explorer_debug_prints_the_traceback(capsys, monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("EXPLORER_DEBUG", "1")
+    _build_fails_with(monkeypatch, RuntimeError("backend exploded"))
+    code, _, err = run(capsys, "build", str(tmp_path), "--out", str(tmp_path / "idx"))
+    assert code == 1 and "Traceback" in err and "backend exploded" in err
+    assert err.rstrip().splitlines()[-1].startswith("explorer: error: unexpected RuntimeError")
+
+
+def test_a_bad_size_setting_is_one_line(capsys, monkeypatch, tmp_path: Path):
+    monkeypatch.setenv("EXPLORER_MAX_FILE_BYTES", "lots")
+    code, _, err = run(capsys, "build", str(tmp_path), "--out", str(tmp_path / "idx"))
+    assert code == 1 and "EXPLORER_MAX_FILE_BYTES='lots' is not a positive size" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "--batch-size", "0"], ["build", "--batch-size", "-4"], ["search", "q", "--k", "0"],
+    ["search", "q", "--k", "-1"], ["similar", "x", "--k", "\u00b2"], ["search", "q", "--k", "9" * 5000],
+    ["recommend", "--like", "x", "--k", "0"], ["search", "q", "--year-min", "\u00b2"],
+    ["search", "q", "--year-max", "99999"], ["eval", "d", "--limit", "0"],
+])
+def test_counts_and_years_are_checked_by_the_parser(capsys, argv: list[str]):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "Traceback" not in err
+    assert "expected a whole number from 1" in err or "expected a year" in err
+
+
+HOSTILE_ABSTRACT = ("Terminal \x1b[2J\x1b[31mred\x1b[0m and an \x1b]8;;https://e.org/phish\x1b\\"
+                    "OSC 8 link\x1b]8;;\x1b\\ with a bell \x07, back\x08space, carriage\rreturn, "
+                    "an 8-bit CSI \x9b31m, a line\u2028separator and a \u202eright-to-left override.")
+_UNSAFE = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))] + [
+    "\u2028", "\u2029", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))]
+
+
+@pytest.fixture(scope="module")
+def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile")
+    records = [{"id": "evil\x1b[1mid", "title": "Title \x1b]0;owned\x07 here\u202e",
+                "venue": "Venue\x9b2J", "abstract": HOSTILE_ABSTRACT},
+               {"id": "calm", "abstract": "A calm abstract about protein folding with diffusion."}]
+    (folder / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["build", str(folder / "c.jsonl"), "--out", str(folder / "idx"),
+                 "--no-sentences"]) == 0
+    return folder / "idx"
+
+
+def test_text_output_never_prints_control_or_bidi_characters(capsys, hostile_index: Path):
+    capsys.readouterr()
+    code, out, err = run(capsys, "search", "terminal colours and links", "--index",
+                         str(hostile_index), "--k", "2")
+    assert code == 0 and "\\x1b[31mred" in out and "\\u202e" in out and "\\x9b" in out
+    bad = [c for c in _UNSAFE if c in out.replace("\n", "") or c in err.replace("\n", "")]
+    assert not bad, bad
+
+
+def test_json_output_escapes_every_control_and_round_trips(capsys, hostile_index: Path):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "search", "terminal colours and links", "--index",
+                       str(hostile_index), "--k", "2", "--json")
+    assert code == 0
+    assert not [c for c in _UNSAFE if c in out.replace("\n", "")]
+    hits = {h["paper_id"]: h for h in json.loads(out)}
+    assert hits["evil\x1b[1mid"]["abstract"] == " ".join(HOSTILE_ABSTRACT.split())
+    assert hits["evil\x1b[1mid"]["venue"] == "Venue\x9b2J"

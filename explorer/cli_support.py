@@ -1,0 +1,80 @@
+"""Helpers of the command line: argument types, one-line failures, progress bars."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import sys
+import traceback
+
+from explorer.terminal import safe_text
+
+EXIT_ERROR = 1
+DEBUG_HINT = "Rerun with EXPLORER_DEBUG=1 to see the traceback."
+
+
+def describe(exc: BaseException) -> str:
+    """What happened and what to do, for failures that are not ExplorerErrors."""
+    if isinstance(exc, MemoryError):
+        return ("out of memory. Close other programs, use a smaller --batch-size, or build with"
+                " --no-sentences.")
+    if isinstance(exc, UnicodeDecodeError):
+        return f"an input is not valid UTF-8 ({exc.reason}). Save it as UTF-8."
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply to process. Simplify or remove the offending record."
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"the disk is full{where}. Free some space and run the command again."
+        return (f"{exc.strerror or exc}{where}. Check the path, its permissions and free disk"
+                " space, then run the command again.")
+    return f"unexpected {type(exc).__name__}: {exc}. {DEBUG_HINT} If it persists, report it."
+
+
+def fail(message: str, *, debug: bool = False) -> int:
+    if debug and os.environ.get("EXPLORER_DEBUG", "").strip() not in ("", "0"):
+        traceback.print_exc(file=sys.stderr)
+    elif debug and DEBUG_HINT not in message:
+        message = f"{message} ({DEBUG_HINT})"
+    print(f"explorer: error: {safe_text(' '.join(message.split()))}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number from 1 to 10,000,000 (ASCII digits)."""
+    if not (text.isascii() and text.strip().isdigit()) or len(text.strip()) > 8 \
+            or not 1 <= int(text) <= 10_000_000:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 10000000, got {text!r}")
+    return int(text)
+
+
+def year(text: str) -> int:
+    """argparse type: a year from 1000 to 2100."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) == 4 and 1000 <= int(text) <= 2100):
+        raise argparse.ArgumentTypeError(f"expected a year from 1000 to 2100, got {text!r}")
+    return int(text)
+
+
+class Bar:
+    """tqdm bars on stderr, one per phase, created on the first update (none when none embeds)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+        self._phase = ""
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        if self._bar is None or phase != self._phase:
+            from tqdm import tqdm
+
+            self.close()
+            self._phase = phase
+            self._bar = tqdm(total=total, desc=f"embedding {phase}", unit="text", file=sys.stderr)
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
