@@ -1,8 +1,8 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
-NAME is one of: embed, query, build, coldstart, large, ndcg, app, ray. Each prints a markdown table (the
-product's path beside a plain baseline measured in the same run, with the ratio) and writes it
-to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
+NAME is one of: embed, query, build, coldstart, large, ndcg, app, ray, load. Each prints a
+markdown table (the product's path beside a plain baseline measured in the same run, with the
+ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "build": "benchmarks.build_time", "coldstart": "benchmarks.coldstart",
               "large": "benchmarks.large", "ndcg": "benchmarks.ndcg", "app": "benchmarks.app",
-              "ray": "benchmarks.ray_scaling"}
+              "ray": "benchmarks.ray_scaling", "load": "benchmarks.load"}
 
 
 def main(argv: list[str]) -> int:

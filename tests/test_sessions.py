@@ -1,0 +1,73 @@
+"""8 browser sessions at once against a real `streamlit run` server: every page answers, none errs.
+
+Each session (its own Chromium context, so its own Streamlit session) opens a fresh `?q=` link,
+types two more fresh questions and opens one paper's similar list; all 8 run at the same time
+through one Explorer that the server shares between its session threads. Run on the default
+backend and on OpenVINO (the backend whose shared infer request once failed under this load).
+The driver and its error checks are benchmarks/sessions.py (also behind `benchmarks.run load`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.load import WRAPPER, questions
+from benchmarks.sessions import Plan, page_errors, run_sessions
+from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
+    APP,
+    CHROMIUM,
+    small_index,
+    streamlit_server,
+)
+
+pytestmark = pytest.mark.browser
+pytest.importorskip("playwright.async_api")
+SESSIONS, QUESTIONS = 8, 3
+
+
+@pytest.fixture(scope="module", autouse=True)
+def chromium() -> None:
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def test_error_checks_see_what_a_broken_page_shows() -> None:
+    assert page_errors("ok", ["RuntimeError: Infer Request is busy"]).startswith("error element")
+    for shown in ("Traceback (most recent call last):", "RuntimeError: Infer Request is busy",
+                  'File "/srv/app/streamlit_app.py", line 3', "ValueError: bad k",
+                  "Connection error. Is Streamlit still running?"):
+        assert page_errors(f"Paper Explorer\n{shown}\nmore", []), shown
+    clean = "Mean squared error bounds for onerror handlers; 10 papers closest to your question"
+    assert page_errors(clean, []) == ""
+
+
+@pytest.mark.parametrize("backend", ["auto", "openvino"])
+def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp_path: Path,  # noqa: F811
+                                                          backend: str) -> None:
+    pool = questions(small_index, SESSIONS * QUESTIONS + 1, seed=len(backend))
+    app, env = APP, {}
+    if backend != "auto":
+        app = tmp_path / "load_app.py"
+        app.write_text(WRAPPER.format(app=str(APP)), encoding="utf-8")
+        env = {"LOAD_BACKEND": backend}
+    with streamlit_server(small_index, app=app, env=env) as url:
+        warm, _ = asyncio.run(run_sessions(url, [Plan(pool[-1:], similar_every=0)]))
+        assert warm[0].errors == [], warm[0].errors  # the first page loads the model and index
+        deadline = time.monotonic() + 180  # a bound for a loaded machine; ~20 s when quiet
+        plans = [Plan(pool[s * QUESTIONS:(s + 1) * QUESTIONS], similar_every=QUESTIONS,
+                      link_every=QUESTIONS + 1, answer_timeout_s=90, deadline=deadline)
+                 for s in range(SESSIONS)]
+        logs, _ = asyncio.run(run_sessions(url, plans))
+    answers = [answer for log in logs for answer in log.answers]
+    errors = [error for log in logs for error in log.errors]
+    assert errors == [], f"{len(errors)} of {len(answers)} answers failed; first: {errors[:3]}"
+    assert len(answers) == SESSIONS * (QUESTIONS + 1), "a session stopped early (time cap)"
+    assert sum(answer.kind == "similar" for answer in answers) == SESSIONS
