@@ -4,19 +4,33 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Exact versions of every dependency, so two installs get the same packages.
+# `make lock` regenerates it from pyproject.toml.
+CONSTRAINTS := constraints.txt
 # pip on these machines warns about every missing local index folder; keep real messages only.
 QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test index browser clean
+.PHONY: run test index browser clean lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(VENV) (a few minutes the first time)..."
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q torch==2.13.0 2>&1 | $(QUIET_PIP)
-	$(PY) -m pip install -q -e '.[test]' 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) torch==2.13.0 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip install -q -c $(CONSTRAINTS) -e '.[test]' 2>&1 | $(QUIET_PIP)
 	touch $(STAMP)
+
+## Regenerate constraints.txt: install pyproject.toml's newest allowed versions into a fresh
+## venv and freeze it (a few minutes; commit the result).
+LOCK_VENV ?= $${TMPDIR:-/tmp}/paper-explorer-lock
+lock:
+	rm -rf $(LOCK_VENV) && python3 -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install -q torch==2.13.0 2>&1 | $(QUIET_PIP)
+	$(LOCK_VENV)/bin/pip install -q '.[test,ray]' 2>&1 | $(QUIET_PIP)
+	{ head -4 $(CONSTRAINTS); $(LOCK_VENV)/bin/pip freeze --exclude-editable \
+		| grep -v -i '^paper-explorer'; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS) && rm -rf $(LOCK_VENV)
 
 ## Build the seeds' index if it is missing or stale (incremental: unchanged papers cost nothing).
 index: $(STAMP)
