@@ -18,6 +18,9 @@ import numpy as np
 
 FEEDBACK_DOCS = 3  # papers of the first pass that move the query
 FEEDBACK_WEIGHT = 0.5  # how far: query + weight * their mean vector
+# The gate: below this many papers the pass is skipped and the first pass comes back unchanged
+# (placeholder; set by benchmarks/quality/small_corpora.py).
+FEEDBACK_MIN_PAPERS = 0
 
 
 def rocchio(vector: np.ndarray, feedback: np.ndarray, weight: float = FEEDBACK_WEIGHT
@@ -35,16 +38,28 @@ def rocchio(vector: np.ndarray, feedback: np.ndarray, weight: float = FEEDBACK_W
     return target / norm if norm > 0 else vector
 
 
+def feedback_safe(papers: int, min_papers: int = FEEDBACK_MIN_PAPERS) -> bool:
+    """Whether the feedback pass may run on a corpus of `papers` papers."""
+    return papers >= min_papers
+
+
 def feedback_channel(vectors: np.ndarray, vector: np.ndarray, first_pass: np.ndarray,
                      candidates: Sequence[np.ndarray], depth: int,
-                     docs: int = FEEDBACK_DOCS, weight: float = FEEDBACK_WEIGHT
-                     ) -> tuple[np.ndarray, np.ndarray]:
+                     docs: int = FEEDBACK_DOCS, weight: float = FEEDBACK_WEIGHT,
+                     min_papers: int = FEEDBACK_MIN_PAPERS) -> tuple[np.ndarray, np.ndarray]:
     """The dense channel again, after feedback -> (rows, cosines to the moved query), best
     first, at most `depth` rows.
 
     `vectors` (n, d) are all papers, `vector` (d,) the query, `first_pass` the fused rows of
     the first pass (best first; its top `docs` are the feedback), `candidates` the row arrays
-    each channel returned (the pool re-scored: filters and exclusions already applied)."""
+    each channel returned (the pool re-scored: filters and exclusions already applied; the
+    first is the dense channel's). When `feedback_safe` says no (a corpus of fewer than
+    `min_papers` papers), the dense channel of the first pass comes back unchanged."""
+    if not feedback_safe(len(vectors), min_papers):
+        rows = np.asarray(candidates[0], dtype=np.int64)[:depth]
+        cosines = vectors[rows] @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-cosines, kind="stable")
+        return rows[order], cosines[order]
     pool = np.unique(np.concatenate([np.asarray(c, dtype=np.int64) for c in candidates]))
     if len(pool) == 0:
         return pool, np.zeros(0, dtype=np.float32)

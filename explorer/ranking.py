@@ -21,6 +21,9 @@ DENSE_WEIGHT = 0.5
 # feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
 # (benchmarks/quality/prf_study.py; benchmarks/results/quality-acm-cr-prf.md).
 CANDIDATES = 200
+# absolute_fusion's weight of BM25 relative to the query's best attainable score (placeholder,
+# set by benchmarks/quality/small_corpora.py).
+LEXICAL_WEIGHT = 0.2
 
 
 def check_mode(mode: str) -> str:
@@ -76,6 +79,50 @@ def blend_fusion(channels: Sequence[tuple[np.ndarray, np.ndarray]],
         normalised = (scores - scores.min()) / spread if spread > 0 else np.ones(len(scores))
         for row, value in zip(rows, normalised):
             fused[int(row)] = fused.get(int(row), 0.0) + weight * float(value)
+    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
+    values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    order = np.argsort(-values, kind="stable")
+    return rows[order], values[order]
+
+
+def lexical_ceiling(idfs: Sequence[float]) -> float:
+    """The best BM25 score a query can reach in this corpus: the sum of the idf of each of its
+    terms (repeats counted), since a term's Lucene weight idf * tf / (tf + k1 * ...) stays
+    below its idf. It depends on the query and the corpus, never on the candidate list."""
+    return float(sum(idfs))
+
+
+def query_ceiling(index, text: str) -> float:
+    """lexical_ceiling of `text` in a LexicalIndex: the idf of each of its known terms.
+
+    (Reads the index's document frequencies; LexicalIndex.idf re-stems its argument, and
+    Snowball stems are not always stable under a second stemming.)"""
+    count = index.count
+    df = index._df  # noqa: SLF001 -- document frequency per term id
+    ids = [index.vocab[t] for t in index.tokenize(text) if t in index.vocab]
+    return lexical_ceiling(np.log(1 + (count - df[ids] + 0.5) / (df[ids] + 0.5)).tolist())
+
+
+def absolute_fusion(dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndarray, np.ndarray],
+                    ceiling: float, lexical_weight: float = LEXICAL_WEIGHT
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse the dense channel (rows, cosines) and the lexical one (rows, BM25 scores), each
+    best first, keeping each channel's absolute strength:
+
+        fused = cosine + lexical_weight * BM25 / ceiling
+
+    `ceiling` (lexical_ceiling) is the query's best attainable BM25 score, so one shared
+    common word adds little however the candidate list looks, and the cosine is used as it is.
+    A row only the lexical channel returned gets the dense list's lowest cosine (an upper
+    bound of its own); a row only the dense channel returned has BM25 0.
+    Returns (rows, fused scores), best first; ties keep first appearance (dense first)."""
+    dense_rows, cosines = (np.asarray(a) for a in dense)
+    lexical_rows, bm25 = (np.asarray(a) for a in lexical)
+    floor = float(cosines.min()) if len(cosines) else 0.0
+    fused = {int(r): float(c) for r, c in zip(dense_rows, cosines)}
+    share = lexical_weight / ceiling if ceiling > 0 else 0.0
+    for row, score in zip(lexical_rows, bm25):
+        fused[int(row)] = fused.get(int(row), floor) + share * float(score)
     rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
     values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
     order = np.argsort(-values, kind="stable")

@@ -8,7 +8,14 @@ import pytest
 
 from explorer.errors import IndexInvalidError
 from explorer.lexical import SETTINGS, LexicalIndex, Tokenizer
-from explorer.ranking import blend_fusion, mmr, reciprocal_rank_fusion, top_rows
+from explorer.ranking import (
+    absolute_fusion,
+    blend_fusion,
+    mmr,
+    query_ceiling,
+    reciprocal_rank_fusion,
+    top_rows,
+)
 from explorer.search import Explorer, Filters
 
 
@@ -121,3 +128,33 @@ def test_similar_to_text_finds_the_paper_the_text_came_from(seeds_explorer: Expl
     hits = seeds_explorer.similar_to_text(paper.abstract, 5, mode=mode)
     assert hits[0].paper_id == paper.paper_id
     assert seeds_explorer.similar_to_text("   ", 5, mode=mode) == []
+
+
+def test_absolute_fusion_by_hand():
+    dense = (np.array([1, 2, 3]), np.array([0.5, 0.45, 0.3]))
+    lexical = (np.array([3, 4]), np.array([3.0, 1.0]))
+    rows, scores = absolute_fusion(dense, lexical, ceiling=4.0, lexical_weight=0.4)
+    # cosine + 0.4 * bm25 / 4: row 3 = 0.3 + 0.3; row 4 (lexical only) = lowest cosine + 0.1
+    assert rows.tolist() == [3, 1, 2, 4]
+    assert scores.tolist() == pytest.approx([0.6, 0.5, 0.45, 0.4])
+    rows, _ = absolute_fusion(dense, (np.array([], dtype=int), np.array([])), 0.0)
+    assert rows.tolist() == [1, 2, 3]  # no lexical match: the cosine order
+
+
+def test_a_weak_lexical_match_does_not_outrank_a_far_higher_cosine():
+    """The issue's case: min-max stretches one shared common word to full weight."""
+    dense = (np.array([1, 2, 3]), np.array([0.446, 0.385, 0.30]))
+    lexical = (np.array([2, 4]), np.array([1.2, 1.0]))  # one common word of a 6-term query
+    assert blend_fusion([dense, lexical], [0.5, 0.5])[0].tolist()[:2] == [2, 1]
+    assert absolute_fusion(dense, lexical, ceiling=6 * 2.5)[0].tolist()[:2] == [1, 2]
+
+
+def test_query_ceiling_is_the_sum_of_the_query_terms_idf():
+    texts = ["graph neural networks for ranking", "ranking ranking documents quickly",
+             "protein folding with diffusion", "neural retrieval of documents"]
+    index = LexicalIndex.build(texts)
+    idf = math.log(1 + 2.5 / 2.5)  # "rank" and "document" are each in 2 of 4 texts
+    assert query_ceiling(index, "Ranking the documents, ranking") == pytest.approx(3 * idf)
+    assert query_ceiling(index, "zzz unknown") == 0.0
+    for text in ("ranking documents", "neural graph diffusion", "documents"):
+        assert index.scores(text).max() < query_ceiling(index, text)
