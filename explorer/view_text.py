@@ -30,12 +30,17 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 # the character they stand for.
 _LATEX_ESCAPE = re.compile(r"\\([%&_#$])")
 HIGHLIGHT = ":yellow-background[{}]"  # a highlighter pen
+# GFM turns "https://...", "www.x" and "a@b.c" into links in the text as displayed, escapes or
+# not; an invisible word joiner after "://"'s colon, "www" and "@" keeps them plain text.
+WORD_JOINER = "\u2060"
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)", re.IGNORECASE)
 
 
 def escape_markdown(text: str) -> str:
     """`text` as Markdown that displays exactly these characters (paragraph breaks kept),
-    except that LaTeX's escapes of % & _ # $ display as the character."""
-    text = _LATEX_ESCAPE.sub(r"\1", text)
+    except that LaTeX's escapes of % & _ # $ display as the character (and web addresses
+    carry an invisible WORD_JOINER, so they are never links)."""
+    text = _AUTOLINK.sub(WORD_JOINER, _LATEX_ESCAPE.sub(r"\1", text))
     paragraphs = _BLANK_LINE.split(text.replace("\r\n", "\n").replace("\r", "\n"))
     return "\n\n".join(_escape_line(paragraph) for paragraph in paragraphs)
 

@@ -6,6 +6,9 @@ markdown-it-py with the dollarmath plugin covers the first three; the directive 
 here with the rules of Streamlit's bundled label tokenizer (StreamlitMarkdown.*.js): the label
 ends at the first unbalanced raw `]`, a backslash escapes `[`, `\\` and `]`, nesting deeper
 than 32 fails, and the label knows nothing of math (a `]` inside `$...$` ends it).
+GFM's literal autolinks are found by mdast-util-gfm-autolink-literal in the text as displayed,
+after escapes are resolved (an escaped `https://x.org` still becomes a link); `AUTOLINK` is a
+superset of its patterns, checked on every text token.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 LIVE = ("link_open", "image", "html_inline", "html_block")
+AUTOLINK = re.compile(r"https?://[-.\w]|www\.[-\w]|[-.\w+]@[-\w]+\.[-\w]",
+                      re.ASCII | re.IGNORECASE)
 
 
 def _label_end(src: str, start: int, limit: int) -> int | None:
@@ -88,8 +93,14 @@ def tokens(markdown: str) -> Iterator[Token]:
 
 def live_markup(markdown: str) -> list[str]:
     """Links, images and HTML that `markdown` would render (their token types and content)."""
-    return [f"{t.type}:{t.attrs.get('href') or t.attrs.get('src') or t.content}"
-            for t in tokens(markdown) if t.type in LIVE]
+    found = []
+    for token in tokens(markdown):
+        if token.type in LIVE:
+            target = token.attrs.get("href") or token.attrs.get("src") or token.content
+            found.append(f"{token.type}:{target}")
+        elif token.type == "text" and AUTOLINK.search(token.content):
+            found.append(f"autolink:{token.content}")
+    return found
 
 
 def formulas(markdown: str) -> list[str]:

@@ -5,6 +5,7 @@ Screenshots land in test-output/ (look at them: they are how the app really look
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -161,3 +162,61 @@ def _assert_nothing_ran(page, dialogs: list[str]) -> None:
     assert page.locator("script:has-text('__pwned')").count() == 0
     assert page.locator("b:has-text('markup')").count() == 0
     assert dialogs == []
+
+
+HOSTILE_ID = "hostile-math"
+HOSTILE_ABSTRACT = (
+    "Users must verify their account now: $][Verify your account](https://example.org/phish)$ "
+    "before the session expires. "
+    "An outside image hides in a formula: $]![](https://example.org/pixel.png)$ and loads. "
+    "A black box covers the page: $\\rule{2000px}{1500px}$ and $\\kern{500em}x$ and $\\Huge W$. "
+    "Ordinary math still renders: $x^2 + y^2$.")
+
+
+@pytest.fixture(scope="module")
+def hostile_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from explorer.build import build
+    from tests.app_fixtures import write_small_corpus
+
+    folder = tmp_path_factory.mktemp("hostile-corpus")
+    corpus = write_small_corpus(folder / "corpus")
+    with corpus.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": HOSTILE_ID, "title": "Verify your account $]x$",
+                                 "abstract": HOSTILE_ABSTRACT}) + "\n")
+    build([corpus], folder / "index", "default")
+    with streamlit_server(folder / "index") as url:
+        yield url
+
+
+def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, hostile_app):
+    page = open_page(browser, f"{hostile_app}/?paper={HOSTILE_ID}")
+    outside: list[str] = []
+    page.on("request", lambda request: outside.append(request.url)
+            if "example.org" in request.url else None)
+    page.get_by_text("Ordinary math still renders").wait_for()
+    _assert_contained(page, outside)
+    shot(page, "11-hostile-math-paper-page")
+    box = page.get_by_placeholder("Ask a question")
+    box.fill("verify your account before the session expires")
+    box.press("Enter")
+    page.get_by_text("papers closest to your question").wait_for()
+    for expander in page.get_by_text("Abstract", exact=True).all():
+        expander.click()
+    page.locator(CARDS).first.get_by_text("Verify your account", exact=False).first.wait_for()
+    shot(page, "12-hostile-math-results")
+    _assert_contained(page, outside)
+    page.close()
+
+
+def _assert_contained(page, outside: list[str]) -> None:
+    page.wait_for_timeout(800)  # KaTeX loads and renders after the text
+    assert page.locator("a[href*='example.org']").count() == 0
+    sources = page.eval_on_selector_all("img", "els => els.map(e => e.src)")
+    assert not [src for src in sources if "example.org" in src or src.startswith("http")
+                and not src.startswith(page.url.split("/?")[0])]
+    assert page.locator(".katex").count() >= 1  # the ordinary formula is rendered
+    too_big = page.evaluate("""() => [...document.querySelectorAll('.katex, .katex *')]
+        .map(e => e.getBoundingClientRect())
+        .filter(r => r.width > innerWidth || r.height > innerHeight).length""")
+    assert too_big == 0
+    assert outside == []

@@ -30,13 +30,14 @@ from explorer.view import (
     widget_values,
 )
 from explorer.view_map import map_figure, shown_rows
-from explorer.view_text import HIGHLIGHT, escape_markdown, math_spans, plain, rich_markdown
+from explorer.view_text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 
 def unescape(markdown: str) -> str:
-    """What CommonMark displays for backslash escapes (the only markup escape_markdown emits)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+    """What CommonMark displays for backslash escapes (the only markup escape_markdown emits),
+    without the invisible word joiners that keep web addresses from becoming links."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 @pytest.mark.parametrize("text", [
