@@ -101,7 +101,7 @@ async def ask_link(page, base: str, question: str, timeout_s: float) -> Answer:
     started = time.perf_counter()
     await page.evaluate("window.__settledOnce = false")
     await page.goto(f"{base}/?q={quote(question)}", timeout=timeout_s * 1000)
-    settled = await _settle(page, {"q": question}, timeout_s)
+    settled = await _settle(page, {"q": question}, timeout_s - (time.perf_counter() - started))
     return await _check(page, "link", started, settled, timeout_s)
 
 
