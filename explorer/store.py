@@ -114,9 +114,10 @@ def read_manifest(folder: Path) -> dict[str, Any]:
             f"No index in {folder}/ (no {MANIFEST}). Build one first: "
             f"`{rebuild_hint(folder)}`."
         ) from None
-    except UnicodeDecodeError as exc:
+    except (UnicodeDecodeError, OSError) as exc:
         raise IndexInvalidError(
-            f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
+            f"{path} is corrupted or unreadable ({exc}). Rebuild the index: "
+            f"`{rebuild_hint(folder)}`."
         ) from exc
     try:
         manifest = json.loads(text)
@@ -149,7 +150,7 @@ def _moved_on(folder: Path, manifest: dict[str, Any]) -> bool:
     """True when the folder's manifest is no longer `manifest` (a build replaced it)."""
     try:
         return read_manifest(folder).get("build_id") != manifest.get("build_id")
-    except IndexInvalidError:
+    except (IndexInvalidError, IndexMissingError):
         return False
 
 

@@ -168,19 +168,25 @@ def test_checkpoint_blocks_never_share_a_name(tmp_path: Path):
     vectors = np.ones((2, 4), dtype=np.float32)
     first, second = Checkpoint(tmp_path, "key"), Checkpoint(tmp_path, "key")
     first.save(["a", "b"], vectors, {"id": "m"})
+    hashes = next(first.folder.glob("block-*.json"))
+    parked = hashes.with_suffix(".parked")
+    hashes.rename(parked)  # as if its writer were still between the vectors and the hashes
     second.save(["c", "d"], vectors * 2, {"id": "m"})
-    first.save(["e", "f"], vectors * 3, {"id": "m"})
-    assert len(list(first.folder.glob("block-*.json"))) == 3
-    assert sorted(first.load(lambda: {"id": "m"})) == ["a", "b", "c", "d", "e", "f"]
+    parked.rename(hashes)
+    loaded = first.load(lambda: {"id": "m"})
+    assert sorted(loaded) == ["a", "b", "c", "d"]
+    np.testing.assert_array_equal(loaded["a"], vectors[0])
+    np.testing.assert_array_equal(loaded["c"], vectors[0] * 2)
 
 
 # -- 3. a build never reads its own output -----------------------------------------------------
 def test_an_index_folder_inside_the_corpus_is_not_read(tmp_path: Path):
     corpus = tmp_path / "c"
-    shutil.copytree(SEEDS, corpus)
+    corpus.mkdir()
+    shutil.copy(sorted(SEEDS.iterdir())[0], corpus)  # one seeds file: a quick build
     first = build([corpus], corpus / "index", "default", sentences=False)
     second = build([corpus], corpus / "index", "default", sentences=False)
-    assert (first.papers, second.papers) == (71, 71) and second.up_to_date
+    assert first.papers == second.papers > 0 and second.up_to_date
 
 
 # -- 4. loads during rebuilds ------------------------------------------------------------------
