@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-import difflib
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from explorer.corpus import Paper
-from explorer.embedder import BUNDLED_NAMES, Embedder, resolve_model
+from explorer.embedder import AUTO, BUNDLED_NAMES, Embedder, resolve_model
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
 from explorer.feedback import feedback_channel
 from explorer.hits import FacetTable, Filters, Hit
@@ -30,6 +30,7 @@ from explorer.ranking import (
     top_rows,
 )
 from explorer.store import Artifacts, load_artifacts, rebuild_hint
+from explorer.suggest import IdTable, close_ids
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
 # `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid
@@ -44,11 +45,15 @@ DEFAULT_RECOMMENDER = "svm"
 
 
 class Explorer:
-    """The engine behind the CLI, the app and notebooks."""
+    """The engine behind the CLI, the app and notebooks. One Explorer may serve many threads at
+    once (the app's sessions share it): queries share no mutable state, and the parts loaded
+    on first use (model, BM25 channel, id table) are built once, under a lock held only then."""
 
-    def __init__(self, artifacts: Artifacts, model: str | None = None) -> None:
+    def __init__(self, artifacts: Artifacts, model: str | None = None,
+                 backend: str = AUTO) -> None:
         self.artifacts = artifacts
         self.model = model
+        self.backend = backend
         self._embedder: Embedder | None = None
         self._rows = {p.paper_id: row for row, p in enumerate(artifacts.papers)}
         for row, paper in enumerate(artifacts.papers):
@@ -56,14 +61,20 @@ class Explorer:
                 self._rows.setdefault(alias, row)
         self._facets = FacetTable(artifacts.papers)
         self._lexical: LexicalIndex | None = None
+        self._ids: IdTable | None = None
+        self._embedder_lock = threading.Lock()
+        self._lexical_lock = threading.Lock()
+        self._ids_lock = threading.Lock()
 
     @classmethod
-    def open(cls, folder: str | Path = "embeddings", model: str | None = None) -> Explorer:
+    def open(cls, folder: str | Path = "embeddings", model: str | None = None,
+             backend: str = AUTO) -> Explorer:
         """Load and check the index in `folder`. The model loads on the first text query.
 
         `model` overrides the model recorded in the manifest; it must be the same model.
+        `backend` picks the embedding runtime (embedder.BACKENDS; default: the fastest here).
         """
-        explorer = cls(load_artifacts(Path(folder)), model=model)
+        explorer = cls(load_artifacts(Path(folder)), model=model, backend=backend)
         if model is not None:
             explorer._check_model(model)
         return explorer
@@ -90,7 +101,7 @@ class Explorer:
         try:
             return self._rows[paper_id]
         except KeyError:
-            close = difflib.get_close_matches(paper_id, list(self._rows), n=3, cutoff=0.5)
+            close = close_ids(str(paper_id), self._id_table())
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise UnknownPaperError(
                 f"No paper with id {paper_id!r} in this index.{hint} "
@@ -242,8 +253,18 @@ class Explorer:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = Embedder(self._check_model(self.model))
+            with self._embedder_lock:  # two first queries at once load one model
+                if self._embedder is None:
+                    self._embedder = Embedder(self._check_model(self.model),
+                                              backend=self.backend)
         return self._embedder
+
+    def _id_table(self) -> IdTable:
+        if self._ids is None:
+            with self._ids_lock:
+                if self._ids is None:
+                    self._ids = IdTable.of(self._rows)
+        return self._ids
 
     def _check_model(self, model: str | None):
         recorded = self.manifest.get("model", {})
@@ -255,12 +276,18 @@ class Explorer:
         except ModelNotFoundError as exc:
             raise ModelNotFoundError(
                 f"{exc} (this index was built with {recorded.get('id')})") from None
+        hint = f"`{rebuild_hint(self.artifacts.folder, self.manifest)} --model {model}`"
+        if spec.fingerprint != recorded.get("fingerprint") and spec.model_id == recorded.get("id"):
+            raise IndexInvalidError(
+                f"This index was built with another version of {spec.model_id} (the weights' "
+                f"fingerprint changed: a new model package, changed weights, or an index from "
+                f"before the package version was part of it); their vectors are not "
+                f"comparable. Rebuild once: {hint}.")
         if spec.fingerprint != recorded.get("fingerprint"):
             raise IndexInvalidError(
                 f"This index was built with model {recorded.get('id')} but {spec.model_id} was "
                 f"requested (or that folder's weights changed since); their vectors are not "
-                f"comparable. Use the same model, or rebuild: "
-                f"`{rebuild_hint(self.artifacts.folder, self.manifest)} --model {model}`."
+                f"comparable. Use the same model, or rebuild: {hint}."
             )
         return spec
 
@@ -287,7 +314,10 @@ class Explorer:
                     f"The index in {self.artifacts.folder} has no lexical (BM25) channel: it was "
                     f"built by an older version. Rebuild it: "
                     f"`{rebuild_hint(self.artifacts.folder, self.manifest)}`.")
-            self._lexical = LexicalIndex.from_arrays(self.artifacts.arrays, len(self.papers))
+            with self._lexical_lock:
+                if self._lexical is None:
+                    self._lexical = LexicalIndex.from_arrays(self.artifacts.arrays,
+                                                             len(self.papers))
         return self._lexical
 
     def _mode(self, mode: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from explorer.build import build
 from explorer.errors import UnknownPaperError
 from explorer.search import Explorer, Filters
+from explorer.suggest import IdTable, close_ids
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
@@ -122,3 +124,40 @@ def test_filters_apply_inside_the_search(venue_explorer: Explorer):
     assert len(venue_explorer.search("x", top_k=50, filters=filters)) == len(available)
     facets = venue_explorer.facets()
     assert facets["venues"] == ["ICLR", "ICML", "NeurIPS"] and facets["years"][0] == 2020
+
+
+class _Counted(Sequence):
+    """A sorted id list that counts the ids handed out (what close_ids examines)."""
+
+    def __init__(self, items: list[str]) -> None:
+        self.items, self.handed = items, 0
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, key):
+        found = self.items[key]
+        self.handed += len(found) if isinstance(key, slice) else 1
+        return found
+
+
+def test_did_you_mean_examines_a_bounded_number_of_ids():
+    ids = [f"{n:012x}" for n in range(0, 106_000 * 7919, 7919)]  # 106k hash-like ids
+    table = IdTable.of(ids)
+    forward, backward = _Counted(list(table.forward)), _Counted(list(table.backward))
+    counted = IdTable(forward=forward, backward=backward)
+    for wanted in ["000000c1a2b3", "zz-not-an-id", "x" * 10_000, ids[500][:-1] + "z"]:
+        close_ids(wanted, counted, limit=2_000)
+    assert forward.handed + backward.handed <= 4 * (2_000 + 40)  # 40: bisect's probes
+    typo = ids[500][:-1] + ("0" if ids[500][-1] != "0" else "1")
+    assert ids[500] in close_ids(typo, table)
+    early = ("f" if ids[500][0] != "f" else "e") + ids[500][1:]
+    assert ids[500] in close_ids(early, table)  # a typo in the first character too
+
+
+def test_a_one_character_typo_of_each_seed_id_is_suggested(seeds_explorer: Explorer):
+    for paper in seeds_explorer.papers:
+        pid = paper.paper_id
+        for typo in (pid[:-1] + ("x" if pid[-1] != "x" else "y"), "q" + pid[1:]):
+            with pytest.raises(UnknownPaperError, match=f"Did you mean [^?]*{pid}"):
+                seeds_explorer.row(typo)
