@@ -29,14 +29,15 @@ def test_feedback_channel_rescores_only_the_pool_like_brute_force():
     query = vectors[0] + 0.1
     first_pass = np.array([4, 9, 2, 7])
     pool = [np.array([4, 9, 2, 30]), np.array([7, 2, 41])]
-    rows, cosines = feedback_channel(vectors, query, first_pass, pool, depth=5, docs=2, weight=1.0)
+    rows, cosines = feedback_channel(vectors, query, first_pass, pool, depth=5, docs=2, weight=1.0,
+                                     min_papers=0)  # the pass itself, not the gate
     target = query + vectors[[4, 9]].mean(axis=0)
     target /= np.linalg.norm(target)
     allowed = np.array([2, 4, 7, 9, 30, 41])
     expected = allowed[np.argsort(-(vectors[allowed] @ target))][:5]
     assert rows.tolist() == expected.tolist()
     assert cosines == pytest.approx(vectors[expected] @ target, abs=1e-6)
-    empty, _ = feedback_channel(vectors, query, first_pass[:0], [np.zeros(0, int)], 5)
+    empty, _ = feedback_channel(vectors, query, first_pass[:0], [np.zeros(0, int)], 5, min_papers=0)
     assert len(empty) == 0
 
 
@@ -51,8 +52,9 @@ def test_hybrid_without_feedback_is_the_plain_blend(seeds_explorer: Explorer):
     assert [ex.row(h.paper_id) for h in hits] == plain[:10].tolist()
     moved = feedback_channel(ex.vectors, vector, plain, [dense[0], lexical[0]], CANDIDATES)
     expected, _ = blend_fusion([moved, lexical], [DENSE_WEIGHT, 1 - DENSE_WEIGHT])
-    default = ex.search(query, 10)  # hybrid with feedback is the default
+    default = ex.search(query, 10)  # hybrid with (gated) feedback is the default
     assert [ex.row(h.paper_id) for h in default] == expected[:10].tolist()
+    assert expected[:10].tolist() == plain[:10].tolist()  # the gate: 71 papers < 1,000
     assert default == ex.search(query, 10, mode="hybrid", feedback=True)
     for hit in default:  # the score stays the cosine to the query as asked
         assert hit.score == pytest.approx(float(ex.vectors[ex.row(hit.paper_id)] @ vector),
