@@ -1,8 +1,14 @@
-"""A thin FAISS wrapper: build / search / save / load over normalised vectors (inner product)."""
+"""A thin FAISS wrapper: build / search / save / load over normalised vectors (inner product).
+
+Searching is safe from many threads at once: FAISS documents its CPU indexes as thread-safe
+for concurrent searches and other calls that do not change the index; a filtered search builds
+its own selector and parameters per call, and OpenMP thread counts set here are per thread.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -145,18 +151,22 @@ def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: i
 
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 
 
 def _pool() -> ThreadPoolExecutor:
     global _POOL
     if _POOL is None:
-        _POOL = ThreadPoolExecutor(MAX_PARTS, thread_name_prefix="explorer-search")
+        with _POOL_LOCK:
+            if _POOL is None:
+                _POOL = ThreadPoolExecutor(MAX_PARTS, thread_name_prefix="explorer-search")
     return _POOL
 
 
 @contextmanager
 def _threads(count: int | None) -> Iterator[None]:
-    """Run FAISS with `count` OpenMP threads inside the block (None: leave as is).
+    """Run FAISS with `count` OpenMP threads inside the block (None: leave as is); the count
+    is the calling thread's own (an OpenMP setting per thread), so threads do not race on it.
 
     A single query gains little from threads and loses a lot when the cores are busy: on the
     shared 2-core machine, exact search over 100k vectors took 115-133 ms with 2 threads and

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,25 +32,38 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 class Tokenizer:
-    """Lower-case words of 2+ characters, English stop words removed, Snowball-stemmed."""
+    """Lower-case words of 2+ characters, English stop words removed, Snowball-stemmed.
 
-    def __init__(self) -> None:
+    Safe to share between threads: PyStemmer documents a Stemmer as not to be called
+    concurrently, so each thread stems with its own. `memo` (a build's tokenizer, used by one
+    thread) remembers every stem; a query-time tokenizer keeps nothing per query."""
+
+    def __init__(self, memo: bool = False) -> None:
         import bm25s.stopwords
-        import Stemmer
 
         self._stop = frozenset(bm25s.stopwords.STOPWORDS_EN)
-        self._stemmer = Stemmer.Stemmer(SETTINGS["stemmer"])
-        self._cache: dict[str, str] = {}
+        self._local = threading.local()
+        self._cache: dict[str, str] | None = {} if memo else None
 
     def __call__(self, text: str) -> list[str]:
         words = [w for w in _TOKEN.findall(text.lower()) if w not in self._stop]
         return [self.stem(word) for word in words]
 
     def stem(self, word: str) -> str:
+        if self._cache is None:
+            return self._stemmer().stemWord(word)
         stem = self._cache.get(word)
         if stem is None:
-            stem = self._cache[word] = self._stemmer.stemWord(word)
+            stem = self._cache[word] = self._stemmer().stemWord(word)
         return stem
+
+    def _stemmer(self):
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            import Stemmer
+
+            stemmer = self._local.stemmer = Stemmer.Stemmer(SETTINGS["stemmer"])
+        return stemmer
 
 
 def lexical_text(paper: Paper) -> str:
@@ -76,7 +90,7 @@ class LexicalIndex:
               ) -> LexicalIndex:
         """Index `texts`, one per paper row. `previous`: the arrays of an earlier index; texts
         it already counted (found by their SHA-256) are not tokenised again."""
-        tokenize = Tokenizer()
+        tokenize = Tokenizer(memo=True)
         vocab: dict[str, int] = {}
         reuse: dict[bytes, int] = {}
         keys = [hashlib.sha256(text.encode("utf-8")).digest() for text in texts]

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,10 @@ INT8_FILE = "model-int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
 EXPORT_VERSION = 1
+LOCK_FILE = ".export.lock"
 _POOLING_MODES = ("mean", "cls")
+_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
 
 
 def default_cache_dir() -> Path:
@@ -61,14 +67,35 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: bool = False,
     """
     folder = export_folder(fingerprint, cache_dir)
     meta = load_meta(folder, fingerprint)
-    if meta is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        meta = _export(model_path, fingerprint, folder)
-    if int8 and INT8_FILE not in meta["files"]:
-        atomic_write(folder / INT8_FILE, lambda tmp: _quantize(folder / FP32_FILE, tmp))
-        meta["files"][INT8_FILE] = (folder / INT8_FILE).stat().st_size
-        _write_meta(folder, meta)
+    if meta is not None and (not int8 or INT8_FILE in meta["files"]):
+        return folder, meta
+    folder.mkdir(parents=True, exist_ok=True)
+    with _export_lock(folder):  # another thread or process may have exported meanwhile
+        meta = load_meta(folder, fingerprint) or _export(model_path, fingerprint, folder)
+        if int8 and INT8_FILE not in meta["files"]:
+            atomic_write(folder / INT8_FILE, lambda tmp: _quantize(folder / FP32_FILE, tmp))
+            meta["files"][INT8_FILE] = (folder / INT8_FILE).stat().st_size
+            _write_meta(folder, meta)
     return folder, meta
+
+
+@contextmanager
+def _export_lock(folder: Path) -> Iterator[None]:
+    """Held by one exporter of `folder` at a time: a lock per folder for this process's threads,
+    and an advisory file lock (where the OS has fcntl) for other processes."""
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(folder.resolve(), threading.Lock())
+    with lock, open(folder / LOCK_FILE, "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # Windows: threads are still serialised
+            yield
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:

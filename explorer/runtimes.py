@@ -2,11 +2,20 @@
 
 Neither path imports torch or sentence-transformers, so a query-only process starts in about a
 second instead of seven. Batches are length-sorted and padded only to their longest text.
+
+Thread safety (the app's sessions share one model): a `tokenizers.Tokenizer` whose truncation
+and padding are set once is only read by `encode`/`encode_batch`, which many threads may call at
+once (the "Already borrowed" error comes from changing those settings while another thread
+encodes); ONNX Runtime's `InferenceSession.run` is thread-safe; an OpenVINO infer request serves
+one inference at a time (others get "Infer Request is busy") while creating requests from one
+compiled model is thread-safe, so each concurrent query takes its own request from a pool.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,6 +61,7 @@ class ExportedModel:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_seq_length)
         self._counter: Any = None
+        self._counter_lock = threading.Lock()
         self._text = text
         self._run_all: Callable[[list[dict]], list[np.ndarray]] | None = None
         if runtime == OPENVINO:
@@ -84,11 +94,14 @@ class ExportedModel:
     def token_count(self, text: str) -> int:
         """Tokens before truncation, special tokens included."""
         if self._counter is None:
-            from tokenizers import Tokenizer
+            with self._counter_lock:  # configured once, before any thread encodes with it
+                if self._counter is None:
+                    from tokenizers import Tokenizer
 
-            self._counter = Tokenizer.from_str(self._text)
-            self._counter.no_truncation()
-            self._counter.no_padding()
+                    counter = Tokenizer.from_str(self._text)
+                    counter.no_truncation()
+                    counter.no_padding()
+                    self._counter = counter
         return len(self._counter.encode(text).ids)
 
     def _feed(self, encodings: list) -> dict[str, np.ndarray]:
@@ -118,9 +131,10 @@ def _onnxruntime(path: Path) -> Callable[[dict], np.ndarray]:
 
 class _OpenVino:
     """The model compiled by OpenVINO for the CPU, in bf16 where it has native bf16, else fp32
-    (compiled blobs cached). One query runs as one low-latency request; many batches run on a
-    queue of parallel streams, one per core, which measured about 10% more abstracts/s on two
-    cores than batches run one after another (benchmarks/README.md)."""
+    (compiled blobs cached). A query runs on a low-latency compiled model, taking one of a pool
+    of infer requests (one per core) so that concurrent queries never share a request. Many
+    batches run on a queue of parallel streams, one per core, which measured about 10% more
+    abstracts/s on two cores than batches run one after another (benchmarks/README.md)."""
 
     def __init__(self, path: Path, cache: Path) -> None:
         import openvino as ov
@@ -131,30 +145,53 @@ class _OpenVino:
         self._hint = "bf16" if "BF16" in capabilities else "f32"
         self.precision = "bf16" if self._hint == "bf16" else "fp32"
         self._cache = os.fspath(cache)
-        self._request: Any = None
-        self._queue: Any = None
+        self._requests: queue.Queue | None = None
+        self._streams: Any = None
+        self._init_lock = threading.Lock()  # held only while compiling, never for an inference
+        self._streams_lock = threading.Lock()  # one run_all at a time on the streams queue
 
     def run(self, feed: dict) -> np.ndarray:
-        if self._request is None:
-            self._request = self._compile("LATENCY").create_infer_request()
-        return np.array(self._request.infer(feed)[0], dtype=np.float32, copy=True)
+        """The output for one feed, on an idle request of the pool (waits while all are busy)."""
+        requests = self._requests or self._request_pool()
+        request = requests.get()
+        try:
+            return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+        finally:
+            requests.put(request)
 
     def run_all(self, feeds: list[dict]) -> list[np.ndarray]:
-        """Outputs of every feed, in order, computed on parallel streams."""
-        if self._queue is None:
-            self._queue = self._ov.AsyncInferQueue(self._compile("THROUGHPUT", _cores()),
-                                                   _cores())
-        results: list[Any] = [None] * len(feeds)
+        """Outputs of every feed, in order, computed on parallel streams. Callers take turns:
+        the queue's callback and `wait_all` belong to one caller, and its streams already keep
+        every core busy."""
+        with self._streams_lock:
+            if self._streams is None:
+                compiled = self._compile("THROUGHPUT", _cores())
+                _first_inference(compiled)
+                self._streams = self._ov.AsyncInferQueue(compiled, _cores())
+            results: list[Any] = [None] * len(feeds)
 
-        def done(request: Any, position: int) -> None:
-            results[position] = np.array(request.get_output_tensor(0).data, dtype=np.float32,
-                                         copy=True)
+            def done(request: Any, position: int) -> None:
+                results[position] = np.array(request.get_output_tensor(0).data,
+                                             dtype=np.float32, copy=True)
 
-        self._queue.set_callback(done)
-        for position, feed in enumerate(feeds):
-            self._queue.start_async(feed, position)
-        self._queue.wait_all()
+            self._streams.set_callback(done)
+            try:
+                for position, feed in enumerate(feeds):
+                    self._streams.start_async(feed, position)
+            finally:
+                self._streams.wait_all()
         return results
+
+    def _request_pool(self) -> queue.Queue:
+        with self._init_lock:
+            if self._requests is None:
+                compiled = self._compile("LATENCY")
+                _first_inference(compiled)
+                pool: queue.Queue = queue.Queue()
+                for _ in range(_cores()):
+                    pool.put(compiled.create_infer_request())
+                self._requests = pool
+        return self._requests
 
     def _compile(self, hint: str, streams: int = 1) -> Any:
         config = {"INFERENCE_PRECISION_HINT": self._hint, "PERFORMANCE_HINT": hint,
@@ -165,6 +202,24 @@ class _OpenVino:
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
         return self._core.compile_model(self._model, "CPU", config)
+
+
+_FIRST_LOCK = threading.Lock()
+_first_done = False
+
+
+def _first_inference(compiled: Any) -> None:
+    """Run this process's first OpenVINO inference alone. pyopenvino (2026.4) sets up shared
+    state on first use with the GIL released inside a C++ static initialiser: two threads
+    inferring for the first time at once deadlocked, every time, in a reproduction here."""
+    global _first_done
+    with _FIRST_LOCK:
+        if not _first_done:
+            request = compiled.create_infer_request()
+            request.infer({port.any_name: np.ones((1, 1), dtype=np.int64)
+                           for port in compiled.inputs})[0]
+            _ = request.get_output_tensor(0).data
+            _first_done = True
 
 
 def _cores(capped: bool = True) -> int:
