@@ -12,7 +12,7 @@ QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || 
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test index browser clean lock
+.PHONY: run test index browser tex clean lock
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(VENV) (a few minutes the first time)..."
@@ -45,8 +45,13 @@ run: index
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
+## Debian's LaTeX + BibTeX: a test compiles the BibTeX export to show corpus text never runs.
+tex:
+	@command -v bibtex >/dev/null && command -v latex >/dev/null || { apt-get update -qq && \
+		apt-get install -y -qq --no-install-recommends texlive-latex-base >/dev/null; }
+
 ## Run the whole test suite (this is what .ci/run calls).
-test: $(STAMP) browser
+test: $(STAMP) browser tex
 	$(VENV)/bin/ruff check explorer tests benchmarks streamlit_app.py
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
