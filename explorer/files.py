@@ -108,7 +108,8 @@ class FolderLock:
                     os.close(fd)
                     raise ExplorerError(
                         f"another build is writing {self.folder} (pid {holder}); wait for it to "
-                        f"finish (or stop it) and run this build again.") from None
+                        f"finish (or stop it) and run this build again, or give it longer with --wait "
+                        f"SECONDS.") from None
                 time.sleep(0.1)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)

@@ -137,6 +137,25 @@ def test_the_console_script_builds_and_reports(tmp_path: Path):
     assert bad.returncode == 1 and bad.stderr.startswith("explorer: error: No paper with id")
 
 
+def test_build_summary_names_dropped_values_and_the_size_limit_applies(tmp_path: Path):
+    """Values the reader dropped are named in the summary; EXPLORER_MAX_FILE_BYTES reaches the
+    build through the settings."""
+    corpus = tmp_path / "papers.jsonl"
+    corpus.write_text(json.dumps({"abstract": "We fold proteins with diffusion models.",
+                                  "year": "9" * 5000}) + "\n")
+    exe = Path(sys.executable).with_name("explorer")
+    env = {**os.environ, "EXPLORER_INDEX": str(tmp_path / "idx")}
+    done = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "noted: 1 year" in done.stdout
+    small = subprocess.run([exe, "build", str(corpus), "--no-sentences", "--out",
+                            str(tmp_path / "other")], env={**env, "EXPLORER_MAX_FILE_BYTES": "100"},
+                           capture_output=True, text=True, check=False)
+    assert small.returncode == 1 and small.stderr.count("\n") == 1, small.stderr
+    assert "papers.jsonl" in small.stderr and "Traceback" not in small.stderr
+
+
 def _build_fails_with(monkeypatch, exc: BaseException) -> None:
     import explorer.build
 
