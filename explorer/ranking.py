@@ -21,8 +21,9 @@ DENSE_WEIGHT = 0.5
 # feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
 # (benchmarks/quality/prf_study.py; benchmarks/results/quality-acm-cr-prf.md).
 CANDIDATES = 200
-# absolute_fusion's weight of BM25 relative to the query's best attainable score (placeholder,
-# set by benchmarks/quality/small_corpora.py).
+# absolute_fusion's default weight of BM25 relative to the query's best attainable score. Not
+# used by Explorer.rank yet; 2-fold CV on ACM-CR 100/1k/10k + seeds chose 0.8-1.2 for search
+# and 0.8 for similar (benchmarks/results/quality-small-corpora.md); full ACM-CR is unmeasured.
 LEXICAL_WEIGHT = 0.2
 
 
