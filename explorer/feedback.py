@@ -42,15 +42,16 @@ def rocchio(vector: np.ndarray, feedback: np.ndarray, weight: float = FEEDBACK_W
     return target / norm if norm > 0 else vector
 
 
-def feedback_safe(papers: int, min_papers: int = FEEDBACK_MIN_PAPERS) -> bool:
-    """Whether the feedback pass may run on a corpus of `papers` papers."""
-    return papers >= min_papers
+def feedback_safe(papers: int, min_papers: int | None = None) -> bool:
+    """Whether the feedback pass may run on a corpus of `papers` papers (at least
+    `min_papers`, default FEEDBACK_MIN_PAPERS)."""
+    return papers >= (FEEDBACK_MIN_PAPERS if min_papers is None else min_papers)
 
 
 def feedback_channel(vectors: np.ndarray, vector: np.ndarray, first_pass: np.ndarray,
                      candidates: Sequence[np.ndarray], depth: int,
                      docs: int = FEEDBACK_DOCS, weight: float = FEEDBACK_WEIGHT,
-                     min_papers: int = FEEDBACK_MIN_PAPERS) -> tuple[np.ndarray, np.ndarray]:
+                     min_papers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The dense channel again, after feedback -> (rows, cosines to the moved query), best
     first, at most `depth` rows.
 
