@@ -72,7 +72,7 @@ async def _settle(page, wanted: dict[str, str], timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         params = parse_qs(urlparse(page.url).query)
-        if all(params.get(key) == [value] for key, value in wanted.items()):
+        if all(_same(key, params.get(key), value) for key, value in wanted.items()):
             remaining = max(deadline - time.monotonic(), 0.1)
             try:
                 await page.wait_for_function(SETTLED, arg=[CARDS], polling=50,
@@ -133,6 +133,21 @@ async def open_similar(page, card: int, timeout_s: float) -> Answer:
     if not answer.error and not await page.get_by_role("heading", name="Similar papers").count():
         answer.error = "the paper page shows no 'Similar papers' heading"
     return answer
+
+
+def _same(key: str, found: list[str] | None, wanted: str) -> bool:
+    """Whether the URL's `key` holds `wanted`; a paper id read from a card's class is compared
+    as Streamlit writes keys into class names (characters other than [A-Za-z0-9_-] become '-',
+    so an id such as 'iclr2024:AbC' appears as 'iclr2024-AbC')."""
+    if found is None or len(found) != 1:
+        return False
+    if key == "paper":
+        return _class_safe(found[0]) == _class_safe(wanted)
+    return found[0] == wanted
+
+
+def _class_safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", text)
 
 
 def _paper_id(classes: str) -> str:
