@@ -133,6 +133,15 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
+
+def require_chromium() -> None:
+    """Skip (fail under CI) when Debian's chromium is not installed."""
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
 _BUILT: dict[str, Path] = {}
 
 

@@ -6,7 +6,6 @@ Screenshots land in test-output/ (look at them: they are how the app really look
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
     CHROMIUM_ARGS,
     SCREENSHOTS,
     XSS_ID,
+    require_chromium,
     small_index,
     streamlit_server,
 )
@@ -33,11 +33,7 @@ WAIT = 90_000  # ms; the first page of a fresh server loads the model
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_chromium()
     SCREENSHOTS.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

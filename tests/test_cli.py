@@ -124,22 +124,24 @@ def test_missing_index_says_to_build(capsys, tmp_path: Path):
     assert code == 1 and "explorer build" in err and "Traceback" not in err
 
 
+def explorer_command(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The installed `explorer` console script, run as a user runs it."""
+    exe = Path(sys.executable).with_name("explorer")
+    return subprocess.run([exe, *args], env=env, capture_output=True, text=True, check=False)
+
+
 def test_the_console_script_builds_and_reports(tmp_path: Path):
     """The installed `explorer` command end to end, as a user runs it, on a tiny corpus."""
     corpus = tmp_path / "tiny.txt"
     corpus.write_text("Header line\n\nWe fold proteins with diffusion models.\n\n"
                       "Robots learn to walk on sand.\n\nWe fold proteins with diffusion models.\n")
-    exe = Path(sys.executable).with_name("explorer")
     env = {**os.environ, "EXPLORER_INDEX": str(tmp_path / "idx")}
-    done = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
-                          capture_output=True, text=True, check=False)
+    done = explorer_command(["build", str(corpus), "--no-sentences"], env)
     assert done.returncode == 0, done.stderr
     assert "2 papers from 3 records (1 duplicates merged" in done.stdout
-    again = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
-                           capture_output=True, text=True, check=False)
+    again = explorer_command(["build", str(corpus), "--no-sentences"], env)
     assert "embedded 0" in again.stdout and "already up to date" in again.stdout
-    bad = subprocess.run([exe, "similar", "zzz"], env=env, capture_output=True, text=True,
-                         check=False)
+    bad = explorer_command(["similar", "zzz"], env)
     assert bad.returncode == 1 and bad.stderr.startswith("explorer: error: No paper with id")
 
 
@@ -149,15 +151,12 @@ def test_build_summary_names_dropped_values_and_the_size_limit_applies(tmp_path:
     corpus = tmp_path / "papers.jsonl"
     corpus.write_text(json.dumps({"abstract": "We fold proteins with diffusion models.",
                                   "year": "9" * 5000}) + "\n")
-    exe = Path(sys.executable).with_name("explorer")
     env = {**os.environ, "EXPLORER_INDEX": str(tmp_path / "idx")}
-    done = subprocess.run([exe, "build", str(corpus), "--no-sentences"], env=env,
-                          capture_output=True, text=True, check=False)
+    done = explorer_command(["build", str(corpus), "--no-sentences"], env)
     assert done.returncode == 0, done.stderr
     assert "noted: 1 year" in done.stdout
-    small = subprocess.run([exe, "build", str(corpus), "--no-sentences", "--out",
-                            str(tmp_path / "other")], env={**env, "EXPLORER_MAX_FILE_BYTES": "100"},
-                           capture_output=True, text=True, check=False)
+    small = explorer_command(["build", str(corpus), "--no-sentences", "--out",
+                              str(tmp_path / "other")], {**env, "EXPLORER_MAX_FILE_BYTES": "100"})
     assert small.returncode == 1 and small.stderr.count("\n") == 1, small.stderr
     assert "papers.jsonl" in small.stderr and "Traceback" not in small.stderr
 

@@ -10,7 +10,6 @@ The driver and its error checks are benchmarks/sessions.py (also behind `benchma
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from benchmarks.sessions import Plan, page_errors, run_sessions
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
     APP,
     CHROMIUM,
+    require_chromium,
     small_index,
     streamlit_server,
 )
@@ -32,11 +32,7 @@ SESSIONS, QUESTIONS = 8, 3
 
 @pytest.fixture(scope="module", autouse=True)
 def chromium() -> None:
-    if not Path(CHROMIUM).exists():
-        message = f"{CHROMIUM} is missing: run `make browser` (installs Debian's chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_chromium()
 
 
 def test_error_checks_see_what_a_broken_page_shows() -> None:
