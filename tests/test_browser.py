@@ -196,6 +196,9 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, hostile
     box.fill("verify your account before the session expires")
     box.press("Enter")
     page.get_by_text("papers closest to your question").wait_for()
+    # Let the rerun finish first: clicking expanders of a page that is still redrawing its
+    # cards left a click waiting on a detached element (seen twice in a long-used tree).
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')")
     for expander in page.get_by_text("Abstract", exact=True).all():
         expander.click()
     page.locator(CARDS).first.get_by_text("Verify your account", exact=False).first.wait_for()
