@@ -13,15 +13,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import view
+from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
-from explorer.explain import explain_match, explain_pair
-from explorer.export import to_bibtex, to_csv
-from explorer.links import ViewState, decode, encode, link
-from explorer.search import Explorer, Filters, Hit
-from explorer.store import read_manifest
-from explorer.view_map import MAX_POINTS, map_figure
-from explorer.view_text import escape_markdown, plain, rich_markdown
+from explorer.query.engine import Explorer, Filters, Hit
+from explorer.query.explain import explain_match, explain_pair
+from explorer.ui import page as view
+from explorer.ui.export import to_bibtex, to_csv
+from explorer.ui.links import ViewState, decode, encode, link
+from explorer.ui.map_figure import MAX_POINTS, map_figure
+from explorer.ui.text import escape_markdown, plain, rich_markdown
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
 LOG = logging.getLogger("paper_explorer.app")

@@ -22,7 +22,7 @@ def run(argv: list[str]) -> None:
     os.environ["EXPLORER_INDEX"] = args.index
     from streamlit.testing.v1 import AppTest
 
-    from explorer.search import Explorer
+    from explorer.query.engine import Explorer
 
     app = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=600)
     first, _ = timed(app.run)

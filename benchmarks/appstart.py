@@ -23,7 +23,7 @@ import json, os
 import numpy as np
 import streamlit as st
 from sentence_transformers import SentenceTransformer
-from explorer.embedder import resolve_model
+from explorer.model.embedder import resolve_model
 
 @st.cache_resource
 def load():

@@ -81,8 +81,8 @@ def _child(task: str, target: str) -> dict:
 
 
 def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
-    from explorer.build import build
-    from explorer.store import read_manifest
+    from explorer.artifacts.store import read_manifest
+    from explorer.build.builder import build
 
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
@@ -93,7 +93,7 @@ def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
 def _baseline_build(count: int) -> int:
     import faiss
 
-    from explorer.embedder import _sentence_transformer, resolve_model
+    from explorer.model.embedder import _sentence_transformer, resolve_model
 
     records = load_abstracts(10**6)[:count]
     model = _sentence_transformer(resolve_model("default").path)
@@ -115,9 +115,9 @@ def _build_from_vectors(task: str, size: int) -> int:
     import faiss
     import numpy as np
 
-    from explorer.checkpoint import Checkpoint
-    from explorer.embedder import Embedder, resolve_model
-    from explorer.store import load_artifacts
+    from explorer.artifacts.store import load_artifacts
+    from explorer.build.checkpoint import Checkpoint
+    from explorer.model.embedder import Embedder, resolve_model
 
     prepared = load_artifacts(WORK / f"index-{size}-auto")
     vectors = np.array(prepared.index.vectors())
@@ -156,7 +156,7 @@ def _add(task: str, size: int) -> int:
         return _product_build(inputs, WORK / "add-100", fresh=False)
     import faiss
 
-    from explorer.embedder import _sentence_transformer, resolve_model
+    from explorer.model.embedder import _sentence_transformer, resolve_model
 
     records = [json.loads(line) for line in extra.read_text().splitlines()]
     index = faiss.read_index(str(WORK / "add-100" / manifest["files"]["index"]["name"]))

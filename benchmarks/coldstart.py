@@ -22,13 +22,13 @@ from benchmarks.appstart import __doc__ as appstart_doc
 from benchmarks.appstart import app_rows
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.indexes import WORK, prepare
-from explorer.store import load_artifacts
+from explorer.artifacts.store import load_artifacts
 
 BASELINE = """
 import json, sys
 import numpy as np
 from sentence_transformers import SentenceTransformer
-from explorer.embedder import resolve_model
+from explorer.model.embedder import resolve_model
 model = SentenceTransformer(str(resolve_model("default").path), device="cpu")
 vectors = np.load(sys.argv[1])
 papers = [json.loads(line) for line in open(sys.argv[2], encoding="utf-8")]

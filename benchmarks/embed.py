@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 
 from benchmarks.common import QUERIES, load_abstracts, paper_text, save, timed
-from explorer.embedder import Embedder, _sentence_transformer, resolve_model
+from explorer.model.embedder import Embedder, _sentence_transformer, resolve_model
 
 TOP_K = 10
 

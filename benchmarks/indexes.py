@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import CACHE, load_abstracts
-from explorer.build import build
-from explorer.checkpoint import Checkpoint
-from explorer.corpus import read_corpus
-from explorer.embedder import Embedder, resolve_model
+from explorer.artifacts.store import load_artifacts
+from explorer.build.builder import build
+from explorer.build.checkpoint import Checkpoint
+from explorer.corpus.papers import read_corpus
 from explorer.errors import ExplorerError
-from explorer.store import load_artifacts
+from explorer.model.embedder import Embedder, resolve_model
 
 FULL_BUILD = CACHE / "paperlists-ml"
 WORK = CACHE / "bench"

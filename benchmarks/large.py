@@ -16,7 +16,7 @@ import faiss
 import numpy as np
 
 from benchmarks.common import save, timed
-from explorer.index import EXACT, HNSW, VectorIndex
+from explorer.index.dense import EXACT, HNSW, VectorIndex
 
 TOP_K = 10
 

@@ -32,7 +32,7 @@ from tests.app_fixtures import APP, streamlit_server
 SEEDS_INDEX = CACHE / "bench" / "seeds-load"
 WRAPPER = """
 import os, runpy
-from explorer import search
+from explorer.query import engine as search
 if not getattr(search.Explorer, "_load_backend", None):
     _open = search.Explorer.open
     def _open_with_backend(folder="embeddings", model=None, backend=None):
@@ -57,7 +57,7 @@ def cpu_flags() -> str:
 
 def questions(index: Path, count: int, seed: int = 0) -> list[str]:
     """`count` distinct questions: 5-8 word windows of the index's abstracts, shuffled."""
-    from explorer.search import Explorer
+    from explorer.query.engine import Explorer
 
     papers = list(Explorer.open(index).papers)
     rng = random.Random(seed)
@@ -120,7 +120,7 @@ def run(argv: list[str]) -> None:
 
 
 def _report(index: Path, args, warm: dict, single: dict, many: dict) -> None:
-    from explorer.search import Explorer
+    from explorer.query.engine import Explorer
 
     count = len(Explorer.open(index).papers)
     flags = cpu_flags()
@@ -145,7 +145,7 @@ def _report(index: Path, args, warm: dict, single: dict, many: dict) -> None:
 
 def _seeds_index() -> Path:
     """The seeds' index, brought up to date (incremental: unchanged papers cost nothing)."""
-    from explorer.build import build
+    from explorer.build.builder import build
 
     build([ROOT / "seeds"], SEEDS_INDEX, "default")
     return SEEDS_INDEX

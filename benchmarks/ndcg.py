@@ -13,11 +13,11 @@ from pathlib import Path
 
 from benchmarks.common import CACHE, save
 from benchmarks.indexes import _refuse
-from explorer.build import build
-from explorer.checkpoint import Checkpoint
-from explorer.embedder import AUTO, TORCH, Embedder, resolve_model
-from explorer.evaluate import evaluate, find_corpus, load_set
-from explorer.search import Explorer
+from explorer.build.builder import build
+from explorer.build.checkpoint import Checkpoint
+from explorer.eval.evaluate import evaluate, find_corpus, load_set
+from explorer.model.embedder import AUTO, TORCH, Embedder, resolve_model
+from explorer.query.engine import Explorer
 
 SLICE = CACHE / "slices" / "acm-cr-slice"
 
@@ -55,7 +55,7 @@ def _index(dataset: Path, backend: str) -> Explorer:
     out = CACHE / "bench" / f"ndcg-{dataset.name}-{embedder.backend}"
     corpus = find_corpus(dataset)
     if not (out / "manifest.json").is_file():
-        from explorer.corpus import read_corpus
+        from explorer.corpus.papers import read_corpus
 
         papers = read_corpus([corpus]).papers
         vectors = embedder.embed_documents([p.text for p in papers])

@@ -18,9 +18,9 @@ import numpy as np
 
 from benchmarks.common import QUERIES, ROOT, save, timed
 from benchmarks.indexes import WORK, prepare
-from explorer.build import build
-from explorer.embedder import _sentence_transformer, resolve_model
-from explorer.search import Explorer
+from explorer.build.builder import build
+from explorer.model.embedder import _sentence_transformer, resolve_model
+from explorer.query.engine import Explorer
 
 TOP_K = 10
 

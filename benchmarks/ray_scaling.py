@@ -15,8 +15,8 @@ import argparse
 import time
 
 from benchmarks.common import load_abstracts, paper_text, save
-from explorer.distributed import RayEmbedder
-from explorer.embedder import Embedder, resolve_model
+from explorer.model.distributed import RayEmbedder
+from explorer.model.embedder import Embedder, resolve_model
 
 
 def run(argv: list[str]) -> None:

@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from explorer.embedder import BACKENDS
-from explorer.search import Explorer
+from explorer.model.embedder import BACKENDS
+from explorer.query.engine import Explorer
 
 _TOPICS = ["graph networks", "protein folding", "video matting", "chain of thought", "speech",
            "federated learning", "diffusion", "robot grasping", "sparse attention", "segmentation"]

@@ -9,6 +9,6 @@ The Python API for notebooks::
 """
 
 from explorer.errors import ExplorerError
-from explorer.search import Explorer, Hit
+from explorer.query.engine import Explorer, Hit
 
 __all__ = ["Explorer", "ExplorerError", "Hit"]

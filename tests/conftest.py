@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build import build
-from explorer.search import Explorer
+from explorer.build.builder import build
+from explorer.query.engine import Explorer
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"

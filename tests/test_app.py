@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.build import build
-from explorer.search import Explorer, Filters
-from explorer.view import FAILED, ON_DEMAND_EXPLANATIONS
+from explorer.build.builder import build
+from explorer.query.engine import Explorer, Filters
+from explorer.ui.page import FAILED, ON_DEMAND_EXPLANATIONS
 from tests.app_fixtures import APP, XSS_ID, small_index, write_small_corpus  # noqa: F401
 from tests.markdown_check import live_markup
 

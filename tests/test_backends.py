@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from explorer.embedder import (
+from explorer.model.embedder import (
     ONNX,
     ONNX_INT8,
     OPENVINO,
@@ -21,7 +21,7 @@ from explorer.embedder import (
     auto_backends,
     resolve_model,
 )
-from explorer.model_export import META_FILE, export_folder, load_meta
+from explorer.model.export import META_FILE, export_folder, load_meta
 
 TEXTS = [
     "Attention is all you need. We propose the Transformer, a model architecture based solely "
@@ -107,7 +107,7 @@ def test_bad_arguments_are_value_errors(spec):
 
 def test_a_query_process_never_imports_torch(seeds_index):
     """The exported backends answer queries without torch or sentence-transformers (cold start)."""
-    code = ("import sys\nfrom explorer.search import Explorer\n"
+    code = ("import sys\nfrom explorer.query.engine import Explorer\n"
             "explorer = Explorer.open(sys.argv[1])\n"
             "assert explorer.search('graph neural networks', top_k=3)\n"
             "print(explorer.embedder.backend, 'torch' in sys.modules,"

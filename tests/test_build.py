@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import store
-from explorer.build import build
-from explorer.embedder import resolve_model
+from explorer.artifacts import store
+from explorer.build.builder import build
 from explorer.errors import CorpusError, IndexInvalidError, IndexMissingError, ModelNotFoundError
-from explorer.search import Explorer
+from explorer.model.embedder import resolve_model
+from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
 
 NEW_PAPERS = [
@@ -189,8 +189,8 @@ def test_a_damaged_index_is_rebuilt_by_the_next_build(index_copy: Path):
 
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path: Path, monkeypatch):
     """Blocks embedded before a crash are kept; the next build embeds only the rest."""
-    from explorer import build as build_module
-    from explorer.embedder import Embedder
+    from explorer.build import builder as build_module
+    from explorer.model.embedder import Embedder
 
     monkeypatch.setattr(build_module, "BLOCK", 30)
     real_embed = Embedder.embed_documents
@@ -233,7 +233,7 @@ def test_an_update_reads_no_paper_records_of_the_previous_build(index_copy: Path
 
 def test_an_index_without_stored_text_hashes_is_still_updated(index_copy: Path, tmp_path: Path,
                                                               monkeypatch):
-    import explorer.build as build_module
+    import explorer.build.builder as build_module
 
     extra = tmp_path / "extra.jsonl"
     extra.write_text(json.dumps(NEW_PAPERS[0]))
@@ -261,7 +261,7 @@ def test_older_manifests_with_sha256_checksums_still_load_and_catch_damage(index
 
 
 def test_sentence_vectors_are_checked_when_first_used_and_survive_a_rebuild(index_copy: Path):
-    from explorer.explain import explain_match
+    from explorer.query.explain import explain_match
 
     entry = _manifest(index_copy)["files"]["sentence_vectors"]
     path = index_copy / entry["name"]

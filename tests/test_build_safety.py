@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer import files, store
-from explorer.build import build
-from explorer.checkpoint import Checkpoint
+from explorer import files
+from explorer.artifacts import store
+from explorer.build.builder import build
+from explorer.build.checkpoint import Checkpoint
 from explorer.errors import IndexInvalidError
-from explorer.search import Explorer
+from explorer.query.engine import Explorer
 from tests.conftest import ROOT, SEEDS
 from tests.test_build import NEW_PAPERS
 
@@ -30,7 +31,7 @@ PAPER = "66489d54e9ae"  # a seeds paper
 BUILD_SCRIPT = """
 import sys
 from pathlib import Path
-from explorer.build import build
+from explorer.build.builder import build
 from explorer.errors import ExplorerError
 out, wait, *inputs = sys.argv[1:]
 try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import main
+from explorer.cli.main import main
 
 LEAN = "66489d54e9ae"
 
@@ -49,12 +49,12 @@ def test_similar_json_excludes_the_paper(capsys, seeds_index: Path):
                                            ("similar", LEAN)])
 def test_no_feedback_ranks_like_the_api_without_feedback(capsys, seeds_index: Path,
                                                         seeds_explorer, verb, target, monkeypatch):
-    import explorer.feedback
+    import explorer.query.feedback
 
     default = [h.paper_id for h in getattr(seeds_explorer, verb)(target, 10)]
     plain = [h.paper_id for h in getattr(seeds_explorer, verb)(target, 10, feedback=False)]
     assert default == plain  # 71 papers: below FEEDBACK_MIN_PAPERS the pass does not run
-    monkeypatch.setattr(explorer.feedback, "FEEDBACK_MIN_PAPERS", 0)  # as on a big corpus
+    monkeypatch.setattr(explorer.query.feedback, "FEEDBACK_MIN_PAPERS", 0)  # as on a big corpus
     code, out, _ = run(capsys, verb, target, "--index", str(seeds_index), "--json",
                        "--no-feedback")
     api = getattr(seeds_explorer, verb)(target, 10, feedback=False)
@@ -162,12 +162,12 @@ def test_build_summary_names_dropped_values_and_the_size_limit_applies(tmp_path:
 
 
 def _build_fails_with(monkeypatch, exc: BaseException) -> None:
-    import explorer.build
+    import explorer.build.builder
 
     def fail(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(explorer.build, "build", fail)
+    monkeypatch.setattr(explorer.build.builder, "build", fail)
 
 
 @pytest.mark.parametrize(("exc", "says"), [

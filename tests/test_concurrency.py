@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.embedder import ONNX, ONNX_INT8, OPENVINO, TORCH, Embedder, resolve_model
-from explorer.search import Explorer
+from explorer.model.embedder import ONNX, ONNX_INT8, OPENVINO, TORCH, Embedder, resolve_model
+from explorer.query.engine import Explorer
 
 THREADS, PER_THREAD = 8, 20
 _TOPICS = ["graph neural networks", "protein structure", "video matting", "chain of thought",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.corpus import read_corpus, stable_id
+from explorer.corpus.papers import read_corpus, stable_id
+from explorer.corpus.titles import derive_title
 from explorer.errors import CorpusError
-from explorer.titles import derive_title
 from tests.conftest import SEEDS
 
 ABSTRACT_A = "We study how sparse attention changes the memory cost of long-context transformers."

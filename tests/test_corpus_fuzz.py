@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.corpus import CorpusReport, Paper, read_corpus
+from explorer.corpus.papers import CorpusReport, Paper, read_corpus
 from explorer.errors import CorpusError
 
 FIELDS = ["abstract", "title", "id", "paper_id", "doc_id", "_id", "summary", "text", "authors",

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import cli
-from explorer.evaluate import load_qrels, load_queries, strip_citations
-from explorer.search import Explorer
+from explorer.cli import main as cli
+from explorer.eval.evaluate import load_qrels, load_queries, strip_citations
+from explorer.query.engine import Explorer
 from tests.paraphrases import PARAPHRASES
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import cli
-from explorer.explain import explain_match, explain_pair, shared_terms
-from explorer.search import Explorer
+from explorer.cli import main as cli
+from explorer.query.engine import Explorer
+from explorer.query.explain import explain_match, explain_pair, shared_terms
 
 QUERY = "spotting manipulated or synthesized faces produced by unseen forgery generators"
 

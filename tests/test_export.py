@@ -13,9 +13,9 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
-from explorer.corpus import Paper
-from explorer.export import CSV_COLUMNS, TEX_ESCAPES, decode_tex, to_bibtex, to_csv
-from explorer.search import Hit
+from explorer.corpus.papers import Paper
+from explorer.query.engine import Hit
+from explorer.ui.export import CSV_COLUMNS, TEX_ESCAPES, decode_tex, to_bibtex, to_csv
 
 FULL = Paper(paper_id="p1", title="Graphs & {Braces}: 50% of #tags_here", title_is_derived=False,
              abstract="We bound $\\mathcal{O}(n^{2})$ cost, save $5 and 10%, and use a\\b path.",

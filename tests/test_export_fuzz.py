@@ -8,8 +8,8 @@ import io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.corpus import Paper
-from explorer.export import FORMULA_STARTS, to_csv
+from explorer.corpus.papers import Paper
+from explorer.ui.export import FORMULA_STARTS, to_csv
 from tests.test_export import _tex_visible, assert_bibtex_is_inert_and_decodes
 
 TEXT = st.text(max_size=60) | st.text(alphabet="\\{}$%&#_^~@=+-'\"\t\r\n ,;aZ", max_size=40)

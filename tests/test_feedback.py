@@ -4,9 +4,9 @@ hybrid ranking with and without the feedback pass on the real seeds index."""
 import numpy as np
 import pytest
 
-from explorer.feedback import feedback_channel, feedback_safe, rocchio
-from explorer.ranking import CANDIDATES, DENSE_WEIGHT, blend_fusion
-from explorer.search import Explorer, Filters
+from explorer.query.engine import Explorer, Filters
+from explorer.query.feedback import feedback_channel, feedback_safe, rocchio
+from explorer.query.ranking import CANDIDATES, DENSE_WEIGHT, blend_fusion
 from tests.paraphrases import PARAPHRASES
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.view_text import (
+from explorer.ui.text import (
     MAX_FORMULA_CHARS,
     SAFE_COMMANDS,
     escape_markdown,

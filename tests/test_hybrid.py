@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from explorer.errors import IndexInvalidError
-from explorer.lexical import SETTINGS, LexicalIndex, Tokenizer
-from explorer.ranking import (
+from explorer.index.lexical import SETTINGS, LexicalIndex, Tokenizer
+from explorer.query.engine import Explorer, Filters
+from explorer.query.ranking import (
     absolute_fusion,
     blend_fusion,
     mmr,
@@ -16,7 +17,6 @@ from explorer.ranking import (
     reciprocal_rank_fusion,
     top_rows,
 )
-from explorer.search import Explorer, Filters
 
 
 def test_bm25_matches_the_lucene_formula_by_hand():

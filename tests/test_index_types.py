@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build import build
-from explorer.index import EXACT, EXACT_FILTER_SHARE, HNSW, INDEX_TYPES, VectorIndex
-from explorer.search import Explorer, Filters
-from explorer.store import read_manifest
+from explorer.artifacts.store import read_manifest
+from explorer.build.builder import build
+from explorer.index.dense import EXACT, EXACT_FILTER_SHARE, HNSW, INDEX_TYPES, VectorIndex
+from explorer.query.engine import Explorer, Filters
 from tests.test_search import venue_explorer  # noqa: F401 - the fixture, shared
 
 TOP_K = 10
@@ -149,7 +149,7 @@ def test_a_vectors_view_outlives_its_index():
 @pytest.mark.parametrize("parts", [2, 3])
 def test_a_big_exact_index_searched_in_parallel_parts_equals_one_search(monkeypatch, corpus,
                                                                        parts):
-    from explorer import index as index_module
+    from explorer.index import dense as index_module
 
     vectors, queries = corpus
     doubled = np.vstack([vectors, vectors])  # every score tied with a second row

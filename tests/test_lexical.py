@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer.corpus import read_corpus
-from explorer.lexical import SETTINGS, LexicalIndex, Tokenizer, lexical_text
+from explorer.corpus.papers import read_corpus
+from explorer.index.lexical import SETTINGS, LexicalIndex, Tokenizer, lexical_text
 from tests.conftest import SEEDS
 
 QUERIES = ("graph neural networks", "diffusion models for images", "reinforcement learning reward",
@@ -63,8 +63,8 @@ def test_searching_reads_only_the_score_matrix(seed_texts):
 @pytest.mark.parametrize("long_query", [False, True])
 @pytest.mark.parametrize("dense_share", [0.0, 1e9])  # always dense / always sparse summing
 def test_top_equals_ranking_every_score(seed_texts, long_query, dense_share, monkeypatch):
-    from explorer import lexical
-    from explorer.ranking import top_rows
+    from explorer.index import lexical
+    from explorer.query.ranking import top_rows
 
     monkeypatch.setattr(lexical, "DENSE_SHARE", dense_share)
     index = LexicalIndex.build(seed_texts)

@@ -6,7 +6,8 @@ import urllib.parse
 
 import pytest
 
-from explorer.links import (
+from explorer.query.engine import Filters
+from explorer.ui.links import (
     DEFAULT_TOP_K,
     MAX_QUERY_CHARS,
     MAX_TOP_K,
@@ -15,7 +16,6 @@ from explorer.links import (
     encode,
     link,
 )
-from explorer.search import Filters
 
 STATES = [
     ViewState(),

@@ -7,7 +7,7 @@ import urllib.parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.links import MAX_MARKED, MAX_QUERY_CHARS, MAX_TOP_K, MAX_YEAR, PAGES, decode, encode
+from explorer.ui.links import MAX_MARKED, MAX_QUERY_CHARS, MAX_TOP_K, MAX_YEAR, PAGES, decode, encode
 
 KEYS = ["q", "paper", "view", "like", "unlike", "steer", "venue", "source", "year", "k"]
 VALUE = st.one_of(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer import maps
+from explorer.build import maps
 
 
 def _clustered(count_per_cluster: int, clusters: int, dimension: int = 24) -> tuple:
@@ -34,7 +34,7 @@ def test_small_corpora_use_plain_tsne():
 
 
 def _papers(count: int) -> list:
-    from explorer.corpus import Paper
+    from explorer.corpus.papers import Paper
 
     return [Paper(f"p{i}", f"title {i}", False, f"abstract number {i} about topic {i % 4}")
             for i in range(count)]

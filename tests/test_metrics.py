@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from explorer.metrics import mean_scores, mrr_at_k, ndcg_at_k, recall_at_k, score_run
+from explorer.eval.metrics import mean_scores, mrr_at_k, ndcg_at_k, recall_at_k, score_run
 
 
 def test_ndcg_binary_by_hand():

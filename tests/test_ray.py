@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build import build
-from explorer.store import load_artifacts
+from explorer.artifacts.store import load_artifacts
+from explorer.build.builder import build
 from tests.conftest import SEEDS
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]'")

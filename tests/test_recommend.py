@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer.ranking import centroid_target, svm_scores
-from explorer.search import Explorer, Filters
+from explorer.query.engine import Explorer, Filters
+from explorer.query.ranking import centroid_target, svm_scores
 
 
 def test_centroid_target_by_hand():

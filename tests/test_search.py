@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build import build
+from explorer.build.builder import build
 from explorer.errors import UnknownPaperError
-from explorer.search import Explorer, Filters
-from explorer.suggest import IdTable, close_ids
+from explorer.query.engine import Explorer, Filters
+from explorer.query.suggest import IdTable, close_ids
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
@@ -113,7 +113,7 @@ def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) 
     """The seed abstracts as JSONL with venues and years; vectors reused from the seeds index."""
     import shutil
 
-    from explorer.corpus import read_corpus
+    from explorer.corpus.papers import read_corpus
 
     folder = tmp_path_factory.mktemp("venues")
     out = folder / "index"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.search import Explorer
+from explorer.query.engine import Explorer
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 
 

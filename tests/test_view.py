@@ -7,10 +7,11 @@ import string
 
 import pytest
 
-from explorer.corpus import Paper
-from explorer.links import ViewState
-from explorer.search import Explorer, Hit
-from explorer.view import (
+from explorer.corpus.papers import Paper
+from explorer.query.engine import Explorer, Hit
+from explorer.ui.links import ViewState
+from explorer.ui.map_figure import map_figure, shown_rows
+from explorer.ui.page import (
     build_key,
     corpus_root,
     fit_to_corpus,
@@ -29,8 +30,7 @@ from explorer.view import (
     step_of,
     widget_values,
 )
-from explorer.view_map import map_figure, shown_rows
-from explorer.view_text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
+from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 

@@ -24,8 +24,8 @@ import shutil
 import time
 from pathlib import Path
 
-from explorer.embedder import resolve_model
-from explorer.sentences import split_sentences
+from explorer.corpus.sentences import split_sentences
+from explorer.model.embedder import resolve_model
 
 SCALE = 20.0  # cosine -> logit, as sentence-transformers' MultipleNegativesRankingLoss
 

@@ -19,9 +19,9 @@ from scipy import sparse
 
 from benchmarks.quality.prf_study import Study, report, shipped, study_parser, write_configs
 from benchmarks.quality.study_cases import FIRST_PASS, load_cases
-from explorer import lexical
-from explorer.ranking import top_rows
-from explorer.search import Explorer
+from explorer.index import lexical
+from explorer.query.engine import Explorer
+from explorer.query.ranking import top_rows
 
 GRID_K1 = (0.6, 0.9, 1.2, 1.5)
 GRID_B = (0.3, 0.4, 0.55, 0.75)

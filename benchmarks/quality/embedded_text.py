@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.corpus import Paper, read_corpus
-from explorer.embedder import Embedder, resolve_model
-from explorer.evaluate import SETS, find_corpus, load_set
-from explorer.metrics import mean_scores, score_run
-from explorer.sentences import split_sentences
+from explorer.corpus.papers import Paper, read_corpus
+from explorer.corpus.sentences import split_sentences
+from explorer.eval.evaluate import SETS, find_corpus, load_set
+from explorer.eval.metrics import mean_scores, score_run
+from explorer.model.embedder import Embedder, resolve_model
 
 WINDOW = 3  # sentences per window for the pooled variant
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from benchmarks.quality.prf_study import Study, moved_dense, report, study_parser, write_configs
 from benchmarks.quality.study_cases import load_cases
-from explorer.ranking import blend_fusion
-from explorer.search import Explorer
+from explorer.query.engine import Explorer
+from explorer.query.ranking import blend_fusion
 
 DEPTH = 200
 WEIGHTS = ((0.5, 0.0, 0.5), (0.0, 0.5, 0.5), (0.25, 0.25, 0.5), (0.3, 0.3, 0.4),

@@ -12,8 +12,8 @@ import dataclasses
 import time
 from pathlib import Path
 
-from explorer.explain import explain_match, explain_pair
-from explorer.search import Explorer
+from explorer.query.engine import Explorer
+from explorer.query.explain import explain_match, explain_pair
 
 QUERIES = [
     "detecting forged faces from unseen generators", "graph edit distance learning",

@@ -1,6 +1,6 @@
 """`explorer eval` with one more row: hybrid without the feedback pass, beside the default.
 
-The product's own pipeline (Explorer.rank through explorer.evaluate), so the rows are what the
+The product's own pipeline (Explorer.rank through explorer.eval.evaluate), so the rows are what the
 CLI, the app and `explorer eval` get; the extra row shows what the feedback pass adds.
 
     nice -n 10 .venv/bin/python -m benchmarks.quality.feedback_eval ../shared/data/acm-cr \
@@ -14,9 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-from explorer.evaluate import DEPTH, SETS, describe_run, evaluate, format_table, load_set
-from explorer.ranking import HYBRID, MODES
-from explorer.search import Explorer
+from explorer.eval.evaluate import DEPTH, SETS, describe_run, evaluate, format_table, load_set
+from explorer.query.engine import Explorer
+from explorer.query.ranking import HYBRID, MODES
 
 
 def main() -> None:

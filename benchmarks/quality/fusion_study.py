@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.evaluate import SETS, _judged, load_set
-from explorer.metrics import mean_scores, score_run
-from explorer.ranking import reciprocal_rank_fusion
-from explorer.search import Explorer
+from explorer.eval.evaluate import SETS, _judged, load_set
+from explorer.eval.metrics import mean_scores, score_run
+from explorer.query.engine import Explorer
+from explorer.query.ranking import reciprocal_rank_fusion
 
 DEV = "paragraphs"
 CANDIDATES = 100  # as in its published table (the product now fuses 200: prf_study.py)

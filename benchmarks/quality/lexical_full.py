@@ -14,11 +14,11 @@ import json
 import time
 from pathlib import Path
 
-from explorer.corpus import read_corpus
-from explorer.evaluate import SETS, find_corpus, load_set
-from explorer.lexical import LexicalIndex
-from explorer.metrics import mean_scores, score_run
-from explorer.ranking import top_rows
+from explorer.corpus.papers import read_corpus
+from explorer.eval.evaluate import SETS, find_corpus, load_set
+from explorer.eval.metrics import mean_scores, score_run
+from explorer.index.lexical import LexicalIndex
+from explorer.query.ranking import top_rows
 
 
 def main() -> None:

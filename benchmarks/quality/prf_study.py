@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.quality.study_cases import Case, RawBM25, load_cases
-from explorer.feedback import feedback_channel
-from explorer.lexical import lexical_text
-from explorer.metrics import score_run
-from explorer.ranking import blend_fusion, reciprocal_rank_fusion, top_rows
-from explorer.search import Explorer
+from explorer.eval.metrics import score_run
+from explorer.index.lexical import lexical_text
+from explorer.query.engine import Explorer
+from explorer.query.feedback import feedback_channel
+from explorer.query.ranking import blend_fusion, reciprocal_rank_fusion, top_rows
 
 SEARCH_SETS = ("sentences", "paragraphs")
 

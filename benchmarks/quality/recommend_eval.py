@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from explorer.errors import UnknownPaperError
-from explorer.evaluate import load_set
-from explorer.metrics import mean_scores, score_run
-from explorer.search import RECOMMENDERS, Explorer
+from explorer.eval.evaluate import load_set
+from explorer.eval.metrics import mean_scores, score_run
+from explorer.query.engine import RECOMMENDERS, Explorer
 
 
 def cases(explorer: Explorer, dataset: Path, seeds: int, rng: random.Random):

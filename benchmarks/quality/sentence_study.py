@@ -26,9 +26,9 @@ import numpy as np
 
 from benchmarks.quality.prf_study import Study, moved_dense, report, study_parser, write_configs
 from benchmarks.quality.study_cases import Case, cached_vectors, load_cases
-from explorer.ranking import blend_fusion, top_rows
-from explorer.search import Explorer
-from explorer.sentences import split_sentences
+from explorer.corpus.sentences import split_sentences
+from explorer.query.engine import Explorer
+from explorer.query.ranking import blend_fusion, top_rows
 
 DEPTH = 200  # candidates per channel, as shipped
 

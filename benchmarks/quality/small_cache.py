@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.corpus import Paper, read_corpus
-from explorer.embedder import Embedder, resolve_model
-from explorer.evaluate import SETS, find_corpus, load_set
+from explorer.corpus.papers import Paper, read_corpus
+from explorer.eval.evaluate import SETS, find_corpus, load_set
+from explorer.model.embedder import Embedder, resolve_model
 
 CACHE = Path.home() / ".cache" / "paper-explorer" / "quality-small"
 POOL = 10_000

@@ -33,13 +33,13 @@ import numpy as np
 
 from benchmarks.quality.small_cache import load_pool
 from benchmarks.quality.study_cases import citing_key, folds
-from explorer.corpus import Paper, read_corpus
-from explorer.embedder import Embedder, resolve_model
-from explorer.evaluate import SETS
-from explorer.feedback import feedback_channel
-from explorer.lexical import LexicalIndex, lexical_text
-from explorer.metrics import mrr_at_k, score_run
-from explorer.ranking import (
+from explorer.corpus.papers import Paper, read_corpus
+from explorer.eval.evaluate import SETS
+from explorer.eval.metrics import mrr_at_k, score_run
+from explorer.index.lexical import LexicalIndex, lexical_text
+from explorer.model.embedder import Embedder, resolve_model
+from explorer.query.feedback import feedback_channel
+from explorer.query.ranking import (
     CANDIDATES,
     absolute_fusion,
     blend_fusion,

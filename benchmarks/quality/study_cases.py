@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.evaluate import SETS, _judged, load_set
-from explorer.lexical import ARRAY_PREFIX, Tokenizer
-from explorer.metrics import mean_scores, score_run
-from explorer.ranking import top_rows
-from explorer.search import Explorer
+from explorer.eval.evaluate import SETS, _judged, load_set
+from explorer.eval.metrics import mean_scores, score_run
+from explorer.index.lexical import ARRAY_PREFIX, Tokenizer
+from explorer.query.engine import Explorer
+from explorer.query.ranking import top_rows
 
 CACHE = Path.home() / ".cache" / "paper-explorer" / "study"
 FIRST_PASS = 1000  # candidates of each channel kept per query

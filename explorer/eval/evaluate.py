@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build import build
+from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
-from explorer.metrics import METRICS, mean_scores, score_run
-from explorer.ranking import LEXICAL, MODES
-from explorer.search import Explorer
+from explorer.eval.metrics import METRICS, mean_scores, score_run
+from explorer.query.engine import Explorer
+from explorer.query.ranking import LEXICAL, MODES
 
 # ACM-CR's three query sets; any BEIR folder has at least the first.
 SETS = {

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from explorer.search import Filters
+from explorer.query.engine import Filters
 
 PAGES = ("ask", "paper", "marked", "map")
 DEFAULT_TOP_K = 10

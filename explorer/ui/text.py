@@ -16,7 +16,7 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 
-from explorer.view_math import MAX_FORMULA_CHARS, SAFE_COMMANDS, safe_formula
+from explorer.ui.formulas import MAX_FORMULA_CHARS, SAFE_COMMANDS, safe_formula
 
 __all__ = ["MAX_FORMULA_CHARS", "SAFE_COMMANDS", "escape_markdown", "math_spans", "plain",
            "rich_markdown", "safe_formula"]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.corpus import Paper
+from explorer.corpus.papers import Paper
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
 REFRESH_SHARE = 0.1  # an update lays the map out afresh once this share of it has changed

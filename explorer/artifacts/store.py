@@ -22,12 +22,12 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from explorer import files
-from explorer.corpus import Paper, json_line
+from explorer.artifacts.arrays import Arrays, Opened, check_sum, read_array
+from explorer.artifacts.manifest import check_manifest, is_plain_name, rebuild_hint
+from explorer.corpus.papers import Paper, json_line
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.files import atomic_write, file_checksum
-from explorer.index import VectorIndex
-from explorer.lazy_arrays import Arrays, Opened, check_sum, read_array
-from explorer.manifest import check_manifest, is_plain_name, rebuild_hint
+from explorer.index.dense import VectorIndex
 
 __all__ = ["Artifacts", "Arrays", "atomic_write", "file_checksum", "index_files", "load_artifacts",
            "paper_lines", "read_manifest", "rebuild_hint", "verify_files", "write_artifacts"]

@@ -13,17 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.checkpoint import BLOCK, Checkpoint
-from explorer.corpus import CorpusReport, Paper, read_corpus
-from explorer.embedder import Embedder, ModelSpec, resolve_model
-from explorer.errors import CorpusError, ExplorerError
-from explorer.files import FolderLock
-from explorer.index import EXACT, HNSW, VectorIndex
-from explorer.lexical import SETTINGS as LEXICAL_SETTINGS
-from explorer.lexical import LexicalIndex
-from explorer.maps import compute_map, update_map
-from explorer.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
-from explorer.store import (
+from explorer.artifacts.store import (
     index_files,
     load_artifacts,
     paper_lines,
@@ -31,6 +21,16 @@ from explorer.store import (
     verify_files,
     write_artifacts,
 )
+from explorer.build.checkpoint import BLOCK, Checkpoint
+from explorer.build.maps import compute_map, update_map
+from explorer.corpus.papers import CorpusReport, Paper, read_corpus
+from explorer.corpus.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
+from explorer.errors import CorpusError, ExplorerError
+from explorer.files import FolderLock
+from explorer.index.dense import EXACT, HNSW, VectorIndex
+from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
+from explorer.index.lexical import LexicalIndex
+from explorer.model.embedder import Embedder, ModelSpec, resolve_model
 
 Progress = Callable[[str, int, int], None]
 
@@ -182,7 +182,7 @@ class _LazyEmbedder:
 
     def _get(self) -> Embedder:
         if self._embedder is None:
-            from explorer.distributed import create_embedder
+            from explorer.model.distributed import create_embedder
 
             self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
                                              engine=self.engine)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.corpus import Paper
+from explorer.corpus.papers import Paper
 
 
 @dataclass(frozen=True)

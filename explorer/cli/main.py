@@ -9,10 +9,10 @@ import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from explorer.cli_support import EXIT_ERROR, Bar, describe, fail, positive_int, year
-from explorer.config import Settings
+from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
+from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import ExplorerError
-from explorer.terminal import safe_json, safe_text
+from explorer.settings import Settings
 
 EXIT_USAGE = 2
 
@@ -106,8 +106,8 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
 
 
 def _add_eval(commands) -> None:
-    from explorer.evaluate import SETS
-    from explorer.ranking import MODES
+    from explorer.eval.evaluate import SETS
+    from explorer.query.ranking import MODES
 
     command = commands.add_parser("eval", help="score the ranking on a BEIR-style folder")
     command.add_argument("dataset", type=Path, help="folder with corpus.jsonl[.gz] and queries")
@@ -127,7 +127,7 @@ def _add_eval(commands) -> None:
 
 
 def _eval(args, settings: Settings, parser) -> int:
-    from explorer.evaluate import (
+    from explorer.eval.evaluate import (
         SETS,
         default_cache,
         describe_run,
@@ -157,7 +157,7 @@ def _eval(args, settings: Settings, parser) -> int:
 
 
 def _build(args, settings: Settings, parser) -> int:
-    from explorer.build import build
+    from explorer.build.builder import build
 
     bar = Bar()
     out = args.out or settings.index_dir
@@ -211,7 +211,7 @@ def _recommend(args, settings: Settings, parser) -> int:
 
 
 def _info(args, settings: Settings, parser) -> int:
-    from explorer.store import read_manifest
+    from explorer.artifacts.store import read_manifest
 
     manifest = read_manifest(settings.index_dir)
     if args.json:
@@ -231,7 +231,7 @@ def _info(args, settings: Settings, parser) -> int:
 
 
 def _open(args, settings: Settings):
-    from explorer.search import Explorer, Filters
+    from explorer.query.engine import Explorer, Filters
 
     explorer = Explorer.open(settings.index_dir, model=args.model)
     filters = Filters(venues=frozenset(args.venue), year_min=args.year_min,
@@ -254,10 +254,10 @@ def _batch_lines(source: str) -> Iterator[str]:
 
 
 def _with_explanations(explorer, hits, args, text: str) -> list[dict]:
-    """Hits as dicts; with --explain each carries an "explanation" (see explorer.explain)."""
+    """Hits as dicts; with --explain each carries an "explanation" (see explorer.query.explain)."""
     records = [h.to_dict() for h in hits]
     if args.explain:
-        from explorer.explain import explain_hits
+        from explorer.query.explain import explain_hits
 
         reasons = explain_hits(explorer, hits, **(
             {"query": text} if args.verb == "search" else {"paper_id": text}))
@@ -270,7 +270,7 @@ def _print_hits(hits: list[dict], as_json: bool) -> None:
     if as_json:
         print(safe_json(hits, indent=2))
         return
-    from explorer.explain import explanation_lines
+    from explorer.query.explain import explanation_lines
 
     if not hits:
         print("No results.")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.errors import IndexInvalidError
-from explorer.index import INDEX_TYPES
+from explorer.index.dense import INDEX_TYPES
 
 # field -> type; the first ones are required (every build has written them)
 FIELDS: dict[str, type] = {

@@ -1,6 +1,6 @@
 """The corpus map as a Plotly figure: the stored 2-D layout, coloured by topic, labelled.
 
-Positions and topics come from the index (computed at build time by explorer.maps); nothing is
+Positions and topics come from the index (computed at build time by explorer.build.maps); nothing is
 computed here but the figure. Hover text is HTML-escaped: Plotly reads a few tags in labels.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.search import Explorer
-from explorer.view_text import plain
+from explorer.query.engine import Explorer
+from explorer.ui.text import plain
 
 WEBGL_ABOVE = 5000  # SVG draws one element per point; past this, WebGL
 MAX_POINTS = 20000  # past this, an even sample (the browser would get tens of MB per view)

@@ -24,8 +24,8 @@ from urllib.parse import quote
 import bibtexparser
 from bibtexparser.model import Entry, Field
 
-from explorer.corpus import Paper
-from explorer.search import Hit
+from explorer.corpus.papers import Paper
+from explorer.query.engine import Hit
 
 CSV_COLUMNS = ("rank", "score", "percentile", "paper_id", "title", "title_is_derived",
                "authors", "year", "venue", "url", "keywords", "abstract", "sources")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from explorer.corpus import Paper
+from explorer.corpus.papers import Paper
 
 LEXICAL_VERSION = 3  # bump when tokenising or scoring changes: the index is then rebuilt
 # k1 and b: Anserini's defaults, as in the published ACM-CR BM25 baseline.

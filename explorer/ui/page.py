@@ -14,11 +14,11 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
-from explorer.corpus import Paper
+from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
-from explorer.links import ViewState
-from explorer.search import Explorer, Hit
-from explorer.view_text import escape_markdown, plain
+from explorer.query.engine import Explorer, Hit
+from explorer.ui.links import ViewState
+from explorer.ui.text import escape_markdown, plain
 
 Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
 TRAIL_LIMIT = 12

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from explorer.corpus import Paper
+from explorer.corpus.papers import Paper
 
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9$\\(\[*`\"'])")
 _NO_SPLIT_AFTER = re.compile(

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from explorer.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
 from explorer.errors import ExplorerError
+from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
 
 LOCAL, RAY = "local", "ray"
 ENGINES = (LOCAL, RAY)

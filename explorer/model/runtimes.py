@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from explorer.embedder import ONNX, ONNX_INT8, OPENVINO
-from explorer.model_export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+from explorer.model.embedder import ONNX, ONNX_INT8, OPENVINO
+from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
 
 
 def cpu_flags() -> frozenset[str]:

@@ -13,9 +13,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from explorer.config import Settings
-from explorer.readers import ABSTRACT_FIELDS, SUPPORTED, expand, read_file
-from explorer.titles import derive_title
+from explorer.corpus.readers import ABSTRACT_FIELDS, SUPPORTED, expand, read_file
+from explorer.corpus.titles import derive_title
+from explorer.settings import Settings
 
 __all__ = ["SUPPORTED", "CorpusReport", "Paper", "json_line", "normalise", "read_corpus",
            "stable_id"]

@@ -8,7 +8,7 @@ import os
 import sys
 import traceback
 
-from explorer.terminal import safe_text
+from explorer.cli.terminal import safe_text
 
 EXIT_ERROR = 1
 DEBUG_HINT = "Rerun with EXPLORER_DEBUG=1 to see the traceback."

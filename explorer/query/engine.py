@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from explorer.corpus import Paper
-from explorer.embedder import AUTO, BUNDLED_NAMES, Embedder, resolve_model
+from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
+from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
-from explorer.feedback import feedback_channel
-from explorer.hits import FacetTable, Filters, Hit
-from explorer.lexical import LexicalIndex, has_lexical, lexical_text
-from explorer.ranking import (
+from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
+from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, resolve_model
+from explorer.query.feedback import feedback_channel
+from explorer.query.hits import FacetTable, Filters, Hit
+from explorer.query.ranking import (
     CANDIDATES,
     DENSE,
     DENSE_WEIGHT,
@@ -29,8 +30,7 @@ from explorer.ranking import (
     svm_scores,
     top_rows,
 )
-from explorer.store import Artifacts, load_artifacts, rebuild_hint
-from explorer.suggest import IdTable, close_ids
+from explorer.query.suggest import IdTable, close_ids
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
 # `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid

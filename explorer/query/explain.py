@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from explorer.lexical import Tokenizer
-from explorer.lexical import lexical_text as _indexed_text
-from explorer.search import Explorer
-from explorer.sentences import split_sentences
+from explorer.corpus.sentences import split_sentences
+from explorer.index.lexical import Tokenizer
+from explorer.index.lexical import lexical_text as _indexed_text
+from explorer.query.engine import Explorer
 
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
 _STOP = frozenset("""

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.artifacts.store import file_checksum
 from explorer.errors import ModelNotFoundError
-from explorer.store import file_checksum
 
 logger = logging.getLogger(__name__)
 
@@ -143,8 +143,8 @@ class Embedder:
             self.max_seq_length = int(self._model.max_seq_length)
             self.precision = "fp32"
         else:
-            from explorer.model_export import ensure_export
-            from explorer.runtimes import ExportedModel
+            from explorer.model.export import ensure_export
+            from explorer.model.runtimes import ExportedModel
 
             folder, meta = ensure_export(self.spec.path, self.spec.fingerprint,
                                          int8=backend == ONNX_INT8, cache_dir=cache_dir)
@@ -217,7 +217,7 @@ class Embedder:
 
 def auto_backends(flags: frozenset[str] | None = None) -> list[str]:
     """Backends worth trying on this CPU, fastest acceptable first; torch always last."""
-    from explorer.runtimes import cpu_flags, has_bf16, has_vnni
+    from explorer.model.runtimes import cpu_flags, has_bf16, has_vnni
 
     flags = cpu_flags() if flags is None else flags
     order = []

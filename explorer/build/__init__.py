@@ -1,0 +1,1 @@
+"""The only code that embeds a corpus: incremental builds, checkpoints, the corpus map."""

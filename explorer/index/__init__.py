@@ -1,0 +1,1 @@
+"""Vectors -> searchable channels: the FAISS vector index and the BM25 lexical index."""

@@ -1,0 +1,1 @@
+"""Index -> hits: the Explorer verbs, ranking, fusion, feedback, filters and explanations."""

@@ -1,0 +1,1 @@
+"""Hits -> what a reader sees, without Streamlit: view state, links, labels, safe text, map, exports."""
