@@ -7,7 +7,6 @@ built by `explorer build`; all search logic lives in the `explorer` package.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.query.explain import explain_match, explain_pair
+from explorer.settings import Settings
 from explorer.ui import page as view
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import ViewState, decode, encode, link
@@ -355,7 +355,7 @@ def error_ui(exc: ExplorerError, folder: str) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
-    folder = os.environ.get("EXPLORER_INDEX") or "embeddings"
+    folder = str(Settings.from_env().index_dir)
     try:
         page_ui(folder)
     except ExplorerError as exc:  # e.g. no index, or a paper that a rebuilt index no longer has

@@ -1,28 +1,44 @@
-"""One settings object, read from flags and EXPLORER_* environment variables."""
+"""One settings object, read from flags and EXPLORER_* environment variables.
+
+This module is the only reader of the environment (tests/test_settings.py checks it): the CLI and
+the app build one `Settings` and pass what each step needs explicitly; library functions whose
+argument is left out fall back to the same functions here, called when needed, never at import.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from explorer.errors import ExplorerError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_INDEX_DIR = "embeddings"
+DEFAULT_BATCH_SIZE = 32  # texts per model call (benchmarks/README.md: 8/16/32 within noise)
 DEFAULT_MAX_FILE_BYTES = 2 << 30  # per corpus file, decompressed
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 @dataclass(frozen=True)
 class Settings:
-    """What the CLI, the app and the API need to know; passed explicitly, never global."""
+    """What the CLI, the app and the API need to know; passed explicitly, never global.
+
+    `model` is what a build embeds with. `query_model` is the model asked for by --model or
+    EXPLORER_MODEL, None when neither was given: search, similar and recommend then use the
+    model the index records; given, it replaces the recorded one (e.g. a model folder that
+    moved) and must still have the index's fingerprint. `cache_dir` holds derived files kept
+    between runs: model exports (models/) and `explorer eval` indexes (eval/).
+    """
 
     index_dir: Path = Path(DEFAULT_INDEX_DIR)
     model: str = DEFAULT_MODEL
-    batch_size: int = 32
+    query_model: str | None = None
+    batch_size: int = DEFAULT_BATCH_SIZE
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    cache_dir: Path = field(default_factory=lambda: default_cache_dir({}))  # ~/.cache/...
+    debug: bool = False
 
     @classmethod
     def from_env(
@@ -31,16 +47,41 @@ class Settings:
         *,
         index_dir: str | os.PathLike[str] | None = None,
         model: str | None = None,
+        batch_size: int | None = None,
     ) -> Settings:
-        """Flags win over EXPLORER_INDEX / EXPLORER_MODEL / EXPLORER_MAX_FILE_BYTES, which win
-        over the defaults. Raises ExplorerError for a size that is not a positive number."""
+        """Flags win over EXPLORER_INDEX / EXPLORER_MODEL / EXPLORER_MAX_FILE_BYTES /
+        EXPLORER_CACHE / EXPLORER_DEBUG, which win over the defaults. Raises ExplorerError for
+        a size that is not a positive number."""
         env = os.environ if environ is None else environ
+        chosen = model or env.get("EXPLORER_MODEL") or None
         return cls(
             index_dir=Path(index_dir or env.get("EXPLORER_INDEX") or DEFAULT_INDEX_DIR),
-            model=model or env.get("EXPLORER_MODEL") or DEFAULT_MODEL,
+            model=chosen or DEFAULT_MODEL,
+            query_model=chosen,
+            batch_size=batch_size or DEFAULT_BATCH_SIZE,
             max_file_bytes=parse_size(env.get("EXPLORER_MAX_FILE_BYTES") or "",
                                       DEFAULT_MAX_FILE_BYTES),
+            cache_dir=default_cache_dir(env),
+            debug=env.get("EXPLORER_DEBUG", "").strip() not in ("", "0"),
         )
+
+
+def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """EXPLORER_CACHE, else $XDG_CACHE_HOME/paper-explorer, else ~/.cache/paper-explorer."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("EXPLORER_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = env.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "paper-explorer"
+
+
+def thread_limit(environ: Mapping[str, str] | None = None) -> int | None:
+    """OMP_NUM_THREADS as a positive number, else None. Read by the process that runs the model,
+    when it runs it: Ray sets it to each actor's CPUs in the actor's own process."""
+    env = os.environ if environ is None else environ
+    limit = env.get("OMP_NUM_THREADS", "")
+    return int(limit) if limit.isdigit() and int(limit) > 0 else None
 
 
 def parse_size(text: str, default: int) -> int:

@@ -31,6 +31,7 @@ from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
 from explorer.model.embedder import Embedder, ModelSpec, resolve_model
+from explorer.settings import DEFAULT_BATCH_SIZE
 
 Progress = Callable[[str, int, int], None]
 
@@ -80,7 +81,7 @@ def build(
     model: str,
     *,
     index_type: str = AUTO,
-    batch_size: int = 32,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     sentences: bool = True,
     progress: Progress | None = None,
     engine: str = "local",

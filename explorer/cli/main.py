@@ -21,9 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Every failure ends in one line on stderr and a non-zero exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    settings = Settings()  # the defaults (debug off) should reading the environment itself fail
     try:
         settings = Settings.from_env(index_dir=getattr(args, "index", None),
-                                     model=getattr(args, "model", None))
+                                     model=getattr(args, "model", None),
+                                     batch_size=getattr(args, "batch_size", None))
         return args.run(args, settings, parser)
     except ExplorerError as exc:
         return fail(str(exc))
@@ -34,21 +36,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence: one clear line
-        return fail(describe(exc), debug=True)
+        return fail(describe(exc), unexpected=True, debug=settings.debug)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explorer", description="Semantic search and related papers over abstracts.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_build(commands)
+    for name, target, help_text in (
+        ("search", "query", "papers that answer a question in plain language"),
+        ("similar", "paper_id", "papers most like a given paper"),
+    ):
+        _add_ask(commands, name, target, help_text)
+    _add_recommend(commands)
+    _add_eval(commands)
+    _add_info(commands)
+    return parser
 
+
+def _add_build(commands) -> None:
     build = commands.add_parser("build", help="embed a corpus into an index folder")
     build.add_argument("paths", nargs="*", default=["seeds"], metavar="PATH",
                        help="files or folders: seed .txt, .jsonl, .json, .csv (optionally .gz)")
     build.add_argument("--out", type=Path, help="index folder (default: EXPLORER_INDEX or embeddings)")
     build.add_argument("--model", help="model name or local sentence-transformers folder")
     build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
-    build.add_argument("--batch-size", type=positive_int, default=32)
+    build.add_argument("--batch-size", type=positive_int)  # default: Settings.batch_size
     build.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
                        help="how long to wait for another build of the same folder (default 60)")
     build.add_argument("--engine", default="local", choices=["local", "ray"],
@@ -57,23 +71,24 @@ def _parser() -> argparse.ArgumentParser:
                        help="skip per-sentence vectors (faster build; explanations embed on demand)")
     build.set_defaults(run=_build)
 
-    for name, target, help_text in (
-        ("search", "query", "papers that answer a question in plain language"),
-        ("similar", "paper_id", "papers most like a given paper"),
-    ):
-        command = commands.add_parser(name, help=help_text)
-        command.add_argument(target, nargs="?", help="omit when --batch is given")
-        command.add_argument("--batch", metavar="FILE",
-                             help="one input per line ('-' for stdin); prints JSON lines")
-        _add_query_options(command)
-        command.add_argument("--mode", choices=["lexical", "dense", "hybrid"],
-                             help="ranking: BM25, embeddings, or both fused (default: the index's)")
-        command.add_argument("--explain", action="store_true",
-                             help="show the best-matching sentences and shared terms of each hit")
-        command.add_argument("--no-feedback", dest="feedback", action="store_false",
-                             help="hybrid without its pseudo-relevance feedback pass")
-        command.set_defaults(run=_ask, verb=name)
 
+def _add_ask(commands, name: str, target: str, help_text: str) -> None:
+    """`search QUERY` or `similar PAPER_ID`: one input, or one per line of --batch FILE."""
+    command = commands.add_parser(name, help=help_text)
+    command.add_argument(target, nargs="?", help="omit when --batch is given")
+    command.add_argument("--batch", metavar="FILE",
+                         help="one input per line ('-' for stdin); prints JSON lines")
+    _add_query_options(command)
+    command.add_argument("--mode", choices=["lexical", "dense", "hybrid"],
+                         help="ranking: BM25, embeddings, or both fused (default: the index's)")
+    command.add_argument("--explain", action="store_true",
+                         help="show the best-matching sentences and shared terms of each hit")
+    command.add_argument("--no-feedback", dest="feedback", action="store_false",
+                         help="hybrid without its pseudo-relevance feedback pass")
+    command.set_defaults(run=_ask, verb=name)
+
+
+def _add_recommend(commands) -> None:
     recommend = commands.add_parser("recommend", help="papers like several papers at once")
     recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
@@ -83,13 +98,12 @@ def _parser() -> argparse.ArgumentParser:
     _add_query_options(recommend)
     recommend.set_defaults(run=_recommend)
 
-    _add_eval(commands)
 
+def _add_info(commands) -> None:
     info = commands.add_parser("info", help="what an index holds")
     info.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
     info.add_argument("--json", action="store_true")
     info.set_defaults(run=_info)
-    return parser
 
 
 def _add_query_options(command: argparse.ArgumentParser) -> None:
@@ -140,8 +154,8 @@ def _eval(args, settings: Settings, parser) -> int:
     if bool(args.queries) != bool(args.qrels):
         parser.error("eval: give --queries and --qrels together")
     bar = Bar()
-    explorer, summary = prepare_index(args.dataset, args.cache or default_cache(args.dataset),
-                                      settings.model, progress=bar.update)
+    cache = args.cache or default_cache(args.dataset, settings.cache_dir)
+    explorer, summary = prepare_index(args.dataset, cache, settings.model, progress=bar.update)
     bar.close()
     print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
     names = [None] if args.queries else (list(SETS) if "all" in args.sets else args.sets)
@@ -162,7 +176,7 @@ def _build(args, settings: Settings, parser) -> int:
     bar = Bar()
     out = args.out or settings.index_dir
     report = build(args.paths, out, settings.model, index_type=args.index_type,
-                   batch_size=args.batch_size, sentences=args.sentences, progress=bar.update,
+                   batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
                    engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
     bar.close()
     print(safe_text(report.summary()))
@@ -233,7 +247,7 @@ def _info(args, settings: Settings, parser) -> int:
 def _open(args, settings: Settings):
     from explorer.query.engine import Explorer, Filters
 
-    explorer = Explorer.open(settings.index_dir, model=args.model)
+    explorer = Explorer.open(settings.index_dir, model=settings.query_model)
     filters = Filters(venues=frozenset(args.venue), year_min=args.year_min,
                       year_max=args.year_max)
     return explorer, filters

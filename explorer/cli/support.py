@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import sys
 import traceback
 
@@ -32,10 +31,12 @@ def describe(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}. {DEBUG_HINT} If it persists, report it."
 
 
-def fail(message: str, *, debug: bool = False) -> int:
-    if debug and os.environ.get("EXPLORER_DEBUG", "").strip() not in ("", "0"):
+def fail(message: str, *, unexpected: bool = False, debug: bool = False) -> int:
+    """Print `message` as one line on stderr -> the exit code. An `unexpected` failure also
+    prints its traceback first with `debug` (Settings.debug, EXPLORER_DEBUG), else says how to."""
+    if unexpected and debug:
         traceback.print_exc(file=sys.stderr)
-    elif debug and DEBUG_HINT not in message:
+    elif unexpected and DEBUG_HINT not in message:
         message = f"{message} ({DEBUG_HINT})"
     print(f"explorer: error: {safe_text(' '.join(message.split()))}", file=sys.stderr)
     return EXIT_ERROR

@@ -128,10 +128,11 @@ def load_set(folder: Path, name: str = "paragraphs", queries_file: str | None = 
                     load_qrels(qrels_path), notes)
 
 
-def default_cache(dataset: Path) -> Path:
-    """Where `explorer eval` keeps the index of a dataset between runs."""
+def default_cache(dataset: Path, cache_dir: Path) -> Path:
+    """Where `explorer eval` keeps the index of a dataset between runs, in the settings'
+    `cache_dir`: CACHE/eval/NAME-HASH."""
     digest = hashlib.sha256(str(dataset.resolve()).encode()).hexdigest()[:8]
-    return Path.home() / ".cache" / "paper-explorer" / "eval" / f"{dataset.resolve().name}-{digest}"
+    return cache_dir / "eval" / f"{dataset.resolve().name}-{digest}"
 
 
 def prepare_index(dataset: Path, cache: Path, model: str, progress=None) -> tuple[Explorer, str]:

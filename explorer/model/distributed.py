@@ -9,20 +9,20 @@ model folder must exist at the same path on each node (its fingerprint is checke
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from explorer.errors import ExplorerError
 from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
+from explorer.settings import DEFAULT_BATCH_SIZE
 
 LOCAL, RAY = "local", "ray"
 ENGINES = (LOCAL, RAY)
 CPUS_PER_ACTOR = 1
 
 
-def create_embedder(spec: ModelSpec, *, batch_size: int = 32, engine: str = LOCAL):
+def create_embedder(spec: ModelSpec, *, batch_size: int = DEFAULT_BATCH_SIZE, engine: str = LOCAL):
     """An object with Embedder's interface for `engine` ('local' or 'ray')."""
     if engine == LOCAL:
         return Embedder(spec, batch_size=batch_size)
@@ -57,16 +57,15 @@ class RayEmbedder:
     call of `embed_documents`. Rows come back in input order.
     """
 
-    def __init__(self, spec: ModelSpec, *, batch_size: int = 32, workers: int | None = None,
-                 backend: str = AUTO) -> None:
+    def __init__(self, spec: ModelSpec, *, batch_size: int = DEFAULT_BATCH_SIZE,
+                 workers: int | None = None, backend: str = AUTO) -> None:
         try:
             import ray
         except ImportError as exc:
             raise ExplorerError("--engine ray needs Ray Data: `pip install 'ray[data]'` "
                                 "(or `pip install -e '.[ray]'`).") from exc
         if not ray.is_initialized():
-            ray.init(address=os.environ.get("RAY_ADDRESS"), log_to_driver=False,
-                     include_dashboard=False)
+            ray.init(log_to_driver=False, include_dashboard=False)  # reads RAY_ADDRESS itself
         self.spec, self.batch_size, self.backend = spec, batch_size, backend
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers or max(1, cpus // CPUS_PER_ACTOR)

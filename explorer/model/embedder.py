@@ -16,6 +16,7 @@ import numpy as np
 
 from explorer.artifacts.store import file_checksum
 from explorer.errors import ModelNotFoundError
+from explorer.settings import DEFAULT_BATCH_SIZE
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ class Embedder:
     backends need no torch at query time; their export is cached by model fingerprint.
     """
 
-    def __init__(self, spec: ModelSpec, *, batch_size: int = 32, backend: str = AUTO,
+    def __init__(self, spec: ModelSpec, *, batch_size: int = DEFAULT_BATCH_SIZE, backend: str = AUTO,
                  cache_dir: Path | None = None) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")

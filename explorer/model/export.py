@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.artifacts.store import atomic_write
+from explorer.settings import default_cache_dir
 
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"
@@ -29,16 +30,9 @@ _LOCKS: dict[Path, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
-def default_cache_dir() -> Path:
-    """EXPLORER_CACHE, else $XDG_CACHE_HOME/paper-explorer, else ~/.cache/paper-explorer."""
-    explicit = os.environ.get("EXPLORER_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "paper-explorer"
-
-
 def export_folder(fingerprint: str, cache_dir: Path | None = None) -> Path:
+    """Where the export of a model lives: CACHE/models/FINGERPRINT, where CACHE is `cache_dir`,
+    else the settings' cache folder (EXPLORER_CACHE, else ~/.cache/paper-explorer)."""
     return (cache_dir or default_cache_dir()) / "models" / fingerprint
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from explorer.model.embedder import ONNX, ONNX_INT8, OPENVINO
 from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+from explorer.settings import thread_limit
 
 
 def cpu_flags() -> frozenset[str]:
@@ -228,5 +229,5 @@ def _cores(capped: bool = True) -> int:
         cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         cores = max(1, os.cpu_count() or 1)
-    limit = os.environ.get("OMP_NUM_THREADS", "") if capped else ""
-    return min(cores, int(limit)) if limit.isdigit() and int(limit) > 0 else cores
+    limit = thread_limit() if capped else None
+    return min(cores, limit) if limit else cores
