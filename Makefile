@@ -52,7 +52,7 @@ tex:
 
 ## Run the whole test suite (this is what .ci/run calls).
 test: $(STAMP) browser tex
-	$(VENV)/bin/ruff check explorer tests benchmarks streamlit_app.py
+	$(VENV)/bin/ruff check explorer tests benchmarks studies streamlit_app.py
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 clean:

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from benchmarks.common import ROOT
-from benchmarks.indexes import WORK
+from benchmarks.indexes import work_dir
 from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 CARD = "[class*='st-key-card-']"
@@ -50,7 +50,7 @@ def app_rows(folder: Path, vectors_file: Path, papers_file: Path, queries: list[
     """Median seconds from server start to the first card, product and baseline."""
     from playwright.sync_api import sync_playwright
 
-    baseline_app = WORK / "baseline_app.py"
+    baseline_app = work_dir() / "baseline_app.py"
     baseline_app.write_text(BASELINE_APP, encoding="utf-8")
     baseline_env = {"BASELINE_VECTORS": str(vectors_file), "BASELINE_PAPERS": str(papers_file)}
     ours, theirs = [], []

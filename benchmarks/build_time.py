@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from benchmarks.common import load_abstracts, peak_rss_mb, save
-from benchmarks.indexes import WORK, papers_file, prepare
+from benchmarks.indexes import papers_file, prepare, work_dir
 
 
 def run(argv: list[str]) -> None:
@@ -69,7 +69,7 @@ def _spawn(args: tuple[str, ...]) -> dict:
 def _child(task: str, target: str) -> dict:
     started = time.perf_counter()
     if task == "product-build":
-        index_bytes = _product_build([papers_file(int(target))], WORK / f"build-{target}")
+        index_bytes = _product_build([papers_file(int(target))], work_dir() / f"build-{target}")
     elif task == "baseline-build":
         index_bytes = _baseline_build(int(target))
     elif task.endswith("-vectors"):
@@ -101,7 +101,7 @@ def _baseline_build(count: int) -> int:
     vectors /= ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5
     index = faiss.IndexFlatIP(vectors.shape[1])
     index.add(vectors)
-    out = WORK / f"baseline-{count}"
+    out = work_dir() / f"baseline-{count}"
     out.mkdir(parents=True, exist_ok=True)
     faiss.write_index(index, str(out / "index.faiss"))
     (out / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -119,9 +119,9 @@ def _build_from_vectors(task: str, size: int) -> int:
     from explorer.build.checkpoint import Checkpoint
     from explorer.model.embedder import Embedder, resolve_model
 
-    prepared = load_artifacts(WORK / f"index-{size}-auto")
+    prepared = load_artifacts(work_dir() / f"index-{size}-auto")
     vectors = np.array(prepared.index.vectors())
-    out = WORK / f"{task}-{size}"
+    out = work_dir() / f"{task}-{size}"
     shutil.rmtree(out, ignore_errors=True)
     if task == "baseline-vectors":
         out.mkdir(parents=True)
@@ -142,26 +142,26 @@ def _stage_add(size: int) -> None:
     product to update, and the 100 records that follow `size` (not in it)."""
     large, _ = prepare(size)
     records = load_abstracts(10**6)[size:size + 100]
-    (WORK / "extra-100.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    shutil.rmtree(WORK / "add-100", ignore_errors=True)
-    shutil.copytree(large, WORK / "add-100")
+    (work_dir() / "extra-100.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    shutil.rmtree(work_dir() / "add-100", ignore_errors=True)
+    shutil.copytree(large, work_dir() / "add-100")
 
 
 def _add(task: str, size: int) -> int:
     """Add the 100 staged records to the staged copy (product) or to the FAISS index (baseline)."""
-    extra = WORK / "extra-100.jsonl"
-    manifest = json.loads((WORK / "add-100" / "manifest.json").read_text())
+    extra = work_dir() / "extra-100.jsonl"
+    manifest = json.loads((work_dir() / "add-100" / "manifest.json").read_text())
     if task == "product-add":
         inputs = [Path(p) for p in manifest["inputs"] if Path(p) != extra] + [extra]
-        return _product_build(inputs, WORK / "add-100", fresh=False)
+        return _product_build(inputs, work_dir() / "add-100", fresh=False)
     import faiss
 
     from explorer.model.embedder import _sentence_transformer, resolve_model
 
     records = [json.loads(line) for line in extra.read_text().splitlines()]
-    index = faiss.read_index(str(WORK / "add-100" / manifest["files"]["index"]["name"]))
+    index = faiss.read_index(str(work_dir() / "add-100" / manifest["files"]["index"]["name"]))
     model = _sentence_transformer(resolve_model("default").path)
     vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
     index.add(vectors / ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5)
-    faiss.write_index(index, str(WORK / "baseline-add.faiss"))
-    return (WORK / "baseline-add.faiss").stat().st_size
+    faiss.write_index(index, str(work_dir() / "baseline-add.faiss"))
+    return (work_dir() / "baseline-add.faiss").stat().st_size

@@ -21,7 +21,7 @@ import numpy as np
 from benchmarks.appstart import __doc__ as appstart_doc
 from benchmarks.appstart import app_rows
 from benchmarks.common import QUERIES, ROOT, save
-from benchmarks.indexes import WORK, prepare
+from benchmarks.indexes import prepare, work_dir
 from explorer.artifacts.store import load_artifacts
 
 BASELINE = """
@@ -47,7 +47,7 @@ def run(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     folder, real = prepare(args.size)
     artifacts = load_artifacts(folder)
-    vectors_file = WORK / f"vectors-{args.size}.npy"
+    vectors_file = work_dir() / f"vectors-{args.size}.npy"
     np.save(vectors_file, artifacts.index.vectors())
     papers_file = folder / artifacts.manifest["files"]["papers"]["name"]
     explorer = str(ROOT / ".venv" / "bin" / "explorer")

@@ -19,7 +19,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 PAPERLISTS = ROOT.parent / "shared" / "data" / "paperlists-ml" / "corpus.jsonl.gz"
 RESULTS = Path(__file__).resolve().parent / "results"
-CACHE = Path(os.environ.get("EXPLORER_CACHE") or Path.home() / ".cache" / "paper-explorer")
 QUERIES = [
     "graph neural networks for molecular property prediction",
     "which sequence models can track non-abelian groups?",
@@ -38,6 +37,14 @@ QUERIES = [
     "fairness constraints in classification",
     "3D object detection from point clouds",
 ]
+
+
+def cache_dir() -> Path:
+    """Where benchmarks keep their index folders and slices: EXPLORER_CACHE, else
+    ~/.cache/paper-explorer. Read when a benchmark runs, never at import.
+
+    (explorer.settings.Settings has no cache field yet; when it has one, this should ask it.)"""
+    return Path(os.environ.get("EXPLORER_CACHE") or Path.home() / ".cache" / "paper-explorer")
 
 
 def require_paperlists() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import CACHE, load_abstracts
+from benchmarks.common import cache_dir, load_abstracts
 from explorer.artifacts.store import load_artifacts
 from explorer.build.builder import build
 from explorer.build.checkpoint import Checkpoint
@@ -22,15 +22,22 @@ from explorer.corpus.papers import read_corpus
 from explorer.errors import ExplorerError
 from explorer.model.embedder import Embedder, resolve_model
 
-FULL_BUILD = CACHE / "paperlists-ml"
-WORK = CACHE / "bench"
+
+def full_build() -> Path:
+    """The full paperlists-ml build the benchmark vectors come from (finished or running)."""
+    return cache_dir() / "paperlists-ml"
+
+
+def work_dir() -> Path:
+    """Where the benchmarks keep the index folders and files they prepare."""
+    return cache_dir() / "bench"
 
 
 def papers_file(size: int) -> Path:
     """A JSONL file of `size` paperlists-ml records (fixed random order; prefix of the next)."""
-    path = WORK / f"papers-{size}.jsonl"
+    path = work_dir() / f"papers-{size}.jsonl"
     if not path.is_file():
-        WORK.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         records = load_abstracts(10**6)[:size]
         keep = ("doc_id", "title", "abstract", "venue", "year", "authors", "url")
         lines = [json.dumps({k: r.get(k) for k in keep}, ensure_ascii=False) for r in records]
@@ -42,12 +49,12 @@ def real_vectors() -> dict[str, np.ndarray]:
     """Vectors by text hash from the full paperlists-ml build, finished or in progress."""
     found: dict[str, np.ndarray] = {}
     try:
-        artifacts = load_artifacts(FULL_BUILD)
+        artifacts = load_artifacts(full_build())
         vectors = artifacts.index.vectors()
         found = {p.text_hash: vectors[row] for row, p in enumerate(artifacts.papers)}
     except ExplorerError:
         pass
-    for names in sorted(FULL_BUILD.glob(".partial-*/block-*.json")):
+    for names in sorted(full_build().glob(".partial-*/block-*.json")):
         hashes = json.loads(names.read_text(encoding="utf-8"))
         found.update(zip(hashes, np.load(names.with_suffix(".npy"))))
     return found
@@ -55,7 +62,7 @@ def real_vectors() -> dict[str, np.ndarray]:
 
 def prepare(size: int, kind: str = "auto") -> tuple[Path, int]:
     """An index folder of `size` papers (index `kind`); returns (folder, real vectors used)."""
-    out = WORK / f"index-{size}-{kind}"
+    out = work_dir() / f"index-{size}-{kind}"
     source = papers_file(size)
     papers = read_corpus([source]).papers
     real = real_vectors()
@@ -86,7 +93,7 @@ def _with_stand_ins(hashes: list[str], real: dict[str, np.ndarray]) -> np.ndarra
     rng = np.random.default_rng(0)
     pool = np.array(list(real.values()), dtype=np.float32)
     if len(pool) == 0:
-        raise RuntimeError(f"no real vectors in {FULL_BUILD}: start its build first "
+        raise RuntimeError(f"no real vectors in {full_build()}: start its build first "
                            "(see benchmarks/README.md)")
     out = np.empty((len(hashes), pool.shape[1]), dtype=np.float32)
     for row, text_hash in enumerate(hashes):

@@ -25,11 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import CACHE, ROOT, percentiles, save
+from benchmarks.common import ROOT, cache_dir, percentiles, save
 from benchmarks.sessions import Plan, SessionLog, run_sessions
 from tests.app_fixtures import APP, streamlit_server
 
-SEEDS_INDEX = CACHE / "bench" / "seeds-load"
 WRAPPER = """
 import os, runpy
 from explorer.query import engine as search
@@ -147,8 +146,9 @@ def _seeds_index() -> Path:
     """The seeds' index, brought up to date (incremental: unchanged papers cost nothing)."""
     from explorer.build.builder import build
 
-    build([ROOT / "seeds"], SEEDS_INDEX, "default")
-    return SEEDS_INDEX
+    out = cache_dir() / "bench" / "seeds-load"
+    build([ROOT / "seeds"], out, "default")
+    return out
 
 
 def _server(index: Path, work: Path, backend: str | None):

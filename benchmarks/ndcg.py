@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.common import CACHE, save
+from benchmarks.common import cache_dir, save
 from benchmarks.indexes import _refuse
 from explorer.build.builder import build
 from explorer.build.checkpoint import Checkpoint
@@ -19,17 +19,20 @@ from explorer.eval.evaluate import evaluate, find_corpus, load_set
 from explorer.model.embedder import AUTO, TORCH, Embedder, resolve_model
 from explorer.query.engine import Explorer
 
-SLICE = CACHE / "slices" / "acm-cr-slice"
-
 
 def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run ndcg")
-    parser.add_argument("--dataset", type=Path, default=SLICE)
+    parser.add_argument("--dataset", type=Path,
+                        help="an ACM-CR slice (studies/make_slice.py; default: "
+                             "EXPLORER_CACHE/slices/acm-cr-slice)")
     parser.add_argument("--sets", default="sentences,paragraphs")
     parser.add_argument("--backend", default=AUTO, help="the backend compared with fp32 torch")
-    parser.add_argument("--fp32-index", type=Path, default=CACHE / "slices" / "acm-cr-slice-index",
-                        help="an index of the dataset built with torch fp32 (else built here)")
+    parser.add_argument("--fp32-index", type=Path,
+                        help="an index of the dataset built with torch fp32 (else built here; "
+                             "default: EXPLORER_CACHE/slices/acm-cr-slice-index)")
     args = parser.parse_args(argv)
+    args.dataset = args.dataset or cache_dir() / "slices" / "acm-cr-slice"
+    args.fp32_index = args.fp32_index or cache_dir() / "slices" / "acm-cr-slice-index"
     explorers = {"fp32 torch": _fp32(args.fp32_index, args.dataset),
                  "product": _index(args.dataset, args.backend)}
     rows = []
@@ -52,7 +55,7 @@ def _index(dataset: Path, backend: str) -> Explorer:
     """The dataset indexed with `backend`'s vectors (embedded once, then kept in the cache)."""
     spec = resolve_model("default")
     embedder = Embedder(spec, backend=backend)
-    out = CACHE / "bench" / f"ndcg-{dataset.name}-{embedder.backend}"
+    out = cache_dir() / "bench" / f"ndcg-{dataset.name}-{embedder.backend}"
     corpus = find_corpus(dataset)
     if not (out / "manifest.json").is_file():
         from explorer.corpus.papers import read_corpus
@@ -62,18 +65,14 @@ def _index(dataset: Path, backend: str) -> Explorer:
         Checkpoint(out, spec.fingerprint).save([p.text_hash for p in papers], vectors,
                                                _build_info(spec))
         build([corpus], out, "default", sentences=False, progress=_refuse)
-    explorer = Explorer.open(out)
-    explorer._embedder = embedder  # queries through the same backend as the papers
-    return explorer
+    return Explorer.open(out, backend=embedder.backend)  # queries on the papers' backend
 
 
 def _fp32(folder: Path, dataset: Path) -> Explorer:
     """An existing torch fp32 index of the dataset (built before the backends existed)."""
     if (folder / "manifest.json").is_file():
-        explorer = Explorer.open(folder)
-        if explorer.manifest["model"].get("backend") in (None, TORCH):
-            explorer._embedder = Embedder(resolve_model("default"), backend=TORCH)
-            return explorer
+        if Explorer.open(folder).manifest["model"].get("backend") in (None, TORCH):
+            return Explorer.open(folder, backend=TORCH)
     return _index(dataset, TORCH)
 
 

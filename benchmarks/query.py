@@ -17,9 +17,9 @@ import os
 import numpy as np
 
 from benchmarks.common import QUERIES, ROOT, save, timed
-from benchmarks.indexes import WORK, prepare
+from benchmarks.indexes import prepare, work_dir
 from explorer.build.builder import build
-from explorer.model.embedder import _sentence_transformer, resolve_model
+from explorer.model.embedder import resolve_model
 from explorer.query.engine import Explorer
 
 TOP_K = 10
@@ -34,7 +34,10 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--folders", nargs="*", default=[], metavar="INDEX",
                         help="also measure these built index folders (e.g. a 100k+ ACM-CR index)")
     args = parser.parse_args(argv)
-    model = _sentence_transformer(resolve_model("default").path)
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(resolve_model("default").path), device="cpu",
+                                local_files_only=True)
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         for kind in args.kinds.split(","):
@@ -53,7 +56,7 @@ def run(argv: list[str]) -> None:
 
 def _folder(size: int, kind: str):
     if size == 71:
-        out = WORK / f"index-seeds-{kind}"
+        out = work_dir() / f"index-seeds-{kind}"
         build([ROOT / "seeds"], out, "default", index_type=kind, sentences=False)
         return out, 71
     return prepare(size, kind)

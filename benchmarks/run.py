@@ -17,6 +17,9 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if not argv or argv[0] not in BENCHMARKS:
         print(__doc__.strip(), file=sys.stderr)
         return 2

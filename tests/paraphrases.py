@@ -1,5 +1,5 @@
 """The seed question set: hand-written questions about the 71 seed abstracts and pairs of seed
-papers a reader judges related. Used by the tests and by benchmarks/quality/small_corpora.py.
+papers a reader judges related. Used by the tests and by studies/small_corpora.py.
 
 How they were written: by reading each abstract in seeds/ (never by looking at what any ranking
 returns) and describing what the paper does in other words, as a researcher who has not read it

@@ -150,10 +150,10 @@ def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MOD
     queries with no relevant paper in the index are left out and counted. `rankers` adds named
     extra rankings: fn(query, query vector) -> rows, best first. `diverse` adds each mode with
     MMR re-ranking ("MODE+mmr"). "redundancy@10" is the mean cosine between the top-10 papers."""
-    judged, missing_docs = _judged(explorer, query_set, limit)
-    vectors = _query_vectors(explorer, judged, modes, rankers)
-    result: dict = {"set": query_set.name, "queries": len(judged),
-                    "queries_without_relevant_in_index": len(query_set.queries) - len(judged),
+    scored, missing_docs = judged(explorer, query_set, limit)
+    vectors = _query_vectors(explorer, scored, modes, rankers)
+    result: dict = {"set": query_set.name, "queries": len(scored),
+                    "queries_without_relevant_in_index": len(query_set.queries) - len(scored),
                     "relevant_docs_missing_from_index": missing_docs,
                     "notes": query_set.notes, "modes": {}}
     runs = {mode: (lambda q, v, m=mode: _ranked(explorer, q, v, m)) for mode in modes}
@@ -163,12 +163,12 @@ def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MOD
     runs.update(rankers or {})
     for name, run in runs.items():
         started = time.perf_counter()
-        rankings = [run(query, vectors.get(query.query_id)) for query, _ in judged]
+        rankings = [run(query, vectors.get(query.query_id)) for query, _ in scored]
         seconds = time.perf_counter() - started
-        per_query = [score_run(rows, relevant) for rows, (_, relevant) in zip(rankings, judged)]
+        per_query = [score_run(rows, relevant) for rows, (_, relevant) in zip(rankings, scored)]
         result["modes"][name] = {**{k: round(v, 4) for k, v in mean_scores(per_query).items()},
                                  "redundancy@10": _redundancy(explorer, rankings),
-                                 "ms_per_query": round(1000 * seconds / max(1, len(judged)), 2)}
+                                 "ms_per_query": round(1000 * seconds / max(1, len(scored)), 2)}
     return result
 
 
@@ -189,9 +189,14 @@ def _redundancy(explorer: Explorer, rankings: list[list[int]]) -> float:
     return round(float(np.mean(values)), 4) if values else 0.0
 
 
-def _judged(explorer: Explorer, query_set: QuerySet, limit: int | None
-            ) -> tuple[list[tuple[Query, dict[int, float]]], int]:
-    judged, missing = [], 0
+def judged(explorer: Explorer, query_set: QuerySet, limit: int | None = None
+           ) -> tuple[list[tuple[Query, dict[int, float]]], int]:
+    """The queries `evaluate` scores -> ([(query, {row: grade})], relevant docs not in the index).
+
+    Relevant doc ids are resolved through Explorer.row (merged duplicates count as their
+    paper, with the highest grade); a query with no text or no relevant paper in the index is
+    left out. `limit` keeps the first `limit` of them."""
+    found, missing = [], 0
     for query in query_set.queries:
         relevant: dict[int, float] = {}
         for doc_id, grade in query_set.qrels.get(query.query_id, {}).items():
@@ -202,16 +207,16 @@ def _judged(explorer: Explorer, query_set: QuerySet, limit: int | None
                 continue
             relevant[row] = max(grade, relevant.get(row, 0.0))
         if relevant and query.text:
-            judged.append((query, relevant))
-    return judged[:limit] if limit else judged, missing
+            found.append((query, relevant))
+    return found[:limit] if limit else found, missing
 
 
-def _query_vectors(explorer: Explorer, judged, modes, rankers) -> dict:
+def _query_vectors(explorer: Explorer, scored, modes, rankers) -> dict:
     if list(modes) == [LEXICAL] and not rankers:
         return {}
-    texts = [query.text for query, _ in judged]
+    texts = [query.text for query, _ in scored]
     vectors = explorer.embedder.embed_documents(texts) if texts else []
-    return {query.query_id: vector for (query, _), vector in zip(judged, vectors)}
+    return {query.query_id: vector for (query, _), vector in zip(scored, vectors)}
 
 
 def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:

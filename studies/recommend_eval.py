@@ -1,7 +1,7 @@
 """Multi-paper recommendations on ACM-CR: seed with a few of a paper's references, score how
 well the rest come back. Compares the Rocchio centroid with a per-request linear SVM.
 
-    .venv/bin/python benchmarks/quality/recommend_eval.py ../shared/data/acm-cr \
+    .venv/bin/python -m studies.recommend_eval ../shared/data/acm-cr \
         --index CACHE_FOLDER_OF_EXPLORER_EVAL [--seeds 3]
 """
 
@@ -35,16 +35,17 @@ def cases(explorer: Explorer, dataset: Path, seeds: int, rng: random.Random):
         yield [rows[r] for r in chosen], {r: 1.0 for r in rows if r not in chosen}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--seeds", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     explorer = Explorer.open(args.index)
     tasks = list(cases(explorer, args.dataset, args.seeds, random.Random(0)))
     print(f"{len(explorer.papers)} papers; {len(tasks)} citing papers with >= {args.seeds + 2} "
           f"references in the index; {args.seeds} seeds each")
+    results = {}
     for method, mode in [(name, mode) for name in RECOMMENDERS for mode in ("dense", "hybrid")]:
         started = time.perf_counter()
         per_query = []
@@ -53,7 +54,9 @@ def main() -> None:
             per_query.append(score_run([explorer.row(h.paper_id) for h in hits], relevant))
         seconds = (time.perf_counter() - started) / max(1, len(tasks))
         scores = {k: round(v, 4) for k, v in mean_scores(per_query).items()}
-        print(f"{method} ({mode})", json.dumps({**scores, "ms_per_request": round(1000 * seconds, 1)}))
+        results[f"{method} ({mode})"] = {**scores, "ms_per_request": round(1000 * seconds, 1)}
+        print(f"{method} ({mode})", json.dumps(results[f"{method} ({mode})"]))
+    return results
 
 
 if __name__ == "__main__":

@@ -9,13 +9,13 @@ product's public functions (ranking.*, feedback.*) as Explorer.rank calls them.
 
 The seeds: the 71 abstracts, the questions and related pairs of tests/paraphrases.py.
 
-Cross-validation: ACM-CR queries split by citing paper (study_cases.folds); seed questions and
+Cross-validation: ACM-CR queries split by citing paper (cases.folds); seed questions and
 pairs by position (even / odd). Each fold picks the configuration with the best mean of its
 own scores; the other fold reports. `search` is chosen on sentences + paragraphs + seed
 questions, `similar` on papers -> references + seed pairs.
 
-    nice -n 10 .venv/bin/python -m benchmarks.quality.small_corpora ../shared/data/acm-cr \
-        --out benchmarks/results/quality-small-corpora
+    nice -n 10 .venv/bin/python -m studies.small_corpora ../shared/data/acm-cr \
+        --out studies/results/quality-small-corpora
 """
 
 from __future__ import annotations
@@ -31,13 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.quality.small_cache import load_pool
-from benchmarks.quality.study_cases import citing_key, folds
 from explorer.corpus.papers import Paper, read_corpus
-from explorer.eval.evaluate import SETS
 from explorer.eval.metrics import mrr_at_k, score_run
 from explorer.index.lexical import LexicalIndex, lexical_text
 from explorer.model.embedder import Embedder, resolve_model
+from explorer.query.engine import Explorer
 from explorer.query.feedback import feedback_channel
 from explorer.query.ranking import (
     CANDIDATES,
@@ -47,12 +45,14 @@ from explorer.query.ranking import (
     reciprocal_rank_fusion,
     top_rows,
 )
+from studies.cases import citing_papers, folds
+from studies.small_cache import load_pool
 
 SIZES = (100, 1_000, 10_000)
 DRAWS = 3
 FUSIONS = (["blend", "rrf"] + [f"abs {w}" for w in (0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2)])
 GATES = (0, 1_000, 10_000, 10**9)  # feedback runs on corpora of at least this many papers
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -100,9 +100,9 @@ def rankings(corpus: Corpus, text: str, vector: np.ndarray, exclude: int | None 
 
 
 # -- ACM-CR small corpora ------------------------------------------------------
-def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS) -> list[dict]:
+def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS, cache: Path | None = None) -> list[dict]:
     """Per-query metrics of every configuration -> rows {set, size, draw, fold, config: {...}}."""
-    pool = load_pool(dataset)
+    pool = load_pool(dataset, cache)
     papers, vectors = pool["papers"], pool["vectors"]
     position = {}
     for i, paper in enumerate(papers):
@@ -139,16 +139,6 @@ def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS) -> list[dict]:
     return out
 
 
-def citing_papers(dataset: Path) -> dict[tuple[str, str], str]:
-    """(set name, query id) -> the numeric DOI tail of the citing paper it comes from."""
-    read = {name: [json.loads(line) for line in (dataset / files[0]).open() if line.strip()]
-            for name, files in SETS.items()}
-    titles = {r["title"].strip().lower(): r["query_id"].rsplit(".", 1)[-1]
-              for r in read["papers"]}
-    return {(name, str(r["query_id"])): citing_key(name, r, titles)
-            for name, records in read.items() for r in records}
-
-
 def _sub_corpus(papers, vectors, queries, size, draw, key):
     judged = sorted({r for _, _, relevant, _ in queries for r in relevant})
     rng = np.random.default_rng([size, draw, int(key) % 2**32])
@@ -160,13 +150,19 @@ def _sub_corpus(papers, vectors, queries, size, draw, key):
 
 
 # -- the seeds -----------------------------------------------------------------
-def seed_runs() -> dict[str, list[dict]]:
-    """Per-question reciprocal rank / top-5 hit and per-pair-direction partner hit."""
+def seed_runs(index: Path | None = None) -> dict[str, list[dict]]:
+    """Per-question reciprocal rank / top-5 hit and per-pair-direction partner hit. `index`:
+    an index of seeds/ whose vectors and model are used (default: the seeds embedded here)."""
     from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 
-    papers = read_corpus([ROOT / "seeds"]).papers
-    embedder = Embedder(resolve_model("default"))
-    corpus = Corpus.of(papers, embedder.embed_documents([p.text for p in papers]))
+    if index is None:
+        papers = read_corpus([ROOT / "seeds"]).papers
+        embedder = Embedder(resolve_model("default"))
+        vectors = embedder.embed_documents([p.text for p in papers])
+    else:
+        explorer = Explorer.open(index)
+        papers, vectors, embedder = explorer.papers, explorer.vectors, explorer.embedder
+    corpus = Corpus.of(papers, vectors)
 
     def target(marker: str) -> int:
         (row,) = [i for i, p in enumerate(papers) if marker in p.abstract]
@@ -267,23 +263,25 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/quality-small")
+    parser.add_argument("--out", type=Path, default=ROOT / "studies/results/quality-small")
+    parser.add_argument("--cache", type=Path, help="small_cache's folder (its default)")
+    parser.add_argument("--seeds-index", type=Path, help="reuse this index of seeds/")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--draws", type=int, default=DRAWS)
     parser.add_argument("--seeds-only", action="store_true",
                         help="only the seed set (no ACM-CR pool needed)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     started = time.perf_counter()
-    seeds = seed_runs()
-    acm = [] if args.seeds_only else acm_runs(args.dataset, args.sizes, args.draws)
+    seeds = seed_runs(args.seeds_index)
+    acm = [] if args.seeds_only else acm_runs(args.dataset, args.sizes, args.draws, args.cache)
     seed_top5 = {c: round(float(np.mean([q["top5"][c] for q in seeds["questions"]])), 4)
                  for c in ("dense", "lexical", "blend | fb on", "blend | fb off")}
     result = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": machine(),
               "model": "all-MiniLM-L6-v2 (bundled), ONNX Runtime fp32",
-              "command": "python -m benchmarks.quality.small_corpora ACM-CR",
+              "command": "python -m studies.small_corpora ACM-CR",
               "note": f"ACM-CR sub-corpora: each citing paper's judged papers plus random fill "
                       f"from a 10,000-paper pool (all judged papers + random), {args.draws} "
                       f"draws at sizes below the pool. Seeds: 71 abstracts, "
@@ -297,6 +295,7 @@ def main() -> None:
     print(markdown(result))
     print(json.dumps({"seed_all_questions": {c: round(float(np.mean(
         [q["scores"][c] for q in seeds["questions"]])), 4) for c in seeds["questions"][0]["scores"]}}))
+    return result
 
 
 if __name__ == "__main__":

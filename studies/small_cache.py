@@ -5,7 +5,7 @@ The pool is the union of every paper judged relevant by any query of the three s
 with random other papers (seed 0) up to POOL papers; the 100 / 1,000 / 10,000-paper corpora of
 small_corpora.py are drawn from this pool, so no sub-corpus is ever embedded again.
 
-    nice -n 10 .venv/bin/python -m benchmarks.quality.small_cache ../shared/data/acm-cr
+    nice -n 10 .venv/bin/python -m studies.small_cache ../shared/data/acm-cr
 """
 
 from __future__ import annotations
@@ -17,12 +17,17 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import cache_dir
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.eval.evaluate import SETS, find_corpus, load_set
 from explorer.model.embedder import Embedder, resolve_model
 
-CACHE = Path.home() / ".cache" / "paper-explorer" / "quality-small"
 POOL = 10_000
+
+
+def default_cache() -> Path:
+    """Where the pool's vectors are kept (EXPLORER_CACHE/quality-small)."""
+    return cache_dir() / "quality-small"
 
 
 def pool_papers(dataset: Path, size: int = POOL) -> tuple[list[Paper], dict]:
@@ -37,18 +42,19 @@ def pool_papers(dataset: Path, size: int = POOL) -> tuple[list[Paper], dict]:
                      for doc in rel if doc in by_id})
     rng = np.random.default_rng(0)
     others = np.setdiff1d(np.arange(len(papers)), judged)
-    fill = rng.choice(others, max(0, size - len(judged)), replace=False)
+    fill = rng.choice(others, min(len(others), max(0, size - len(judged))), replace=False)
     chosen = sorted(set(judged) | set(fill.tolist()))
     return [papers[i] for i in chosen], sets
 
 
-def load_pool(dataset: Path, cache: Path = CACHE) -> dict:
+def load_pool(dataset: Path, cache: Path | None = None) -> dict:
     """Cached pool -> {"papers", "vectors" (n, d), "sets", "query_vectors" {set: {id: (d,)}}}."""
+    cache = cache or default_cache()
     papers, sets = pool_papers(dataset)
     ids = [p.paper_id for p in papers]
     meta = json.loads((cache / "pool.json").read_text())
     if meta["paper_ids"] != ids:
-        raise SystemExit(f"{cache} holds another pool: rerun benchmarks.quality.small_cache")
+        raise SystemExit(f"{cache} holds another pool: rerun studies.small_cache")
     vectors = np.load(cache / "papers.npy")
     query_vectors = {}
     for name, query_set in sets.items():
@@ -58,11 +64,12 @@ def load_pool(dataset: Path, cache: Path = CACHE) -> dict:
             "query_vectors": query_vectors, "model": meta["model"]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
-    parser.add_argument("--cache", type=Path, default=CACHE)
-    args = parser.parse_args()
+    parser.add_argument("--cache", type=Path, help="default: EXPLORER_CACHE/quality-small")
+    args = parser.parse_args(argv)
+    args.cache = args.cache or default_cache()
     started = time.perf_counter()
     papers, sets = pool_papers(args.dataset)
     embedder = Embedder(resolve_model("default"))
@@ -77,6 +84,7 @@ def main() -> None:
         {"paper_ids": [p.paper_id for p in papers], "model": embedder.info,
          "seconds": round(time.perf_counter() - started, 1)}))
     print(len(papers), "papers embedded in", round(time.perf_counter() - started), "s")
+    return args.cache
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ easier than the full corpus (relevant papers are a far larger share), so only co
 within one slice; the full corpus is what the issue's targets are about.
 
     # 3,138 records: relevant + 2,500 distractors (seed 0)
-    python benchmarks/quality/make_slice.py ../shared/data/acm-cr SLICES/acm-cr-slice 2500 --seed 0
+    python -m studies.make_slice ../shared/data/acm-cr SLICES/acm-cr-slice 2500 --seed 0
     # 10,138 records: that slice + 7,000 more distractors (seed 1)
-    python benchmarks/quality/make_slice.py ../shared/data/acm-cr SLICES/acm-cr-10k 7000 \
+    python -m studies.make_slice ../shared/data/acm-cr SLICES/acm-cr-10k 7000 \
         --seed 1 --base SLICES/acm-cr-slice
 """
 
@@ -25,14 +25,14 @@ from pathlib import Path
 QRELS = ("qrels.tsv", "qrels_sentences.tsv", "qrels_papers.tsv")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("distractors", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--base", type=Path, help="extend this slice instead of the relevant set")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with gzip.open(args.dataset / "corpus.jsonl.gz", "rt", encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle]
     if args.base:
@@ -54,6 +54,7 @@ def main() -> None:
         if name.startswith(("queries", "qrels")) and not (args.out / name).exists():
             os.symlink(args.dataset.resolve() / name, args.out / name)
     print(f"{len(keep)} records in {args.out}")
+    return len(keep)
 
 
 if __name__ == "__main__":

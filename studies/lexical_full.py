@@ -1,10 +1,10 @@
 """BM25 alone on a whole BEIR-style corpus, without embedding anything (minutes, not hours).
 
-Checks the lexical channel against published BM25 numbers on the full corpus while the dense
-embedding of the same corpus is not available. Same tokeniser, scoring, qrels handling and
-metrics as `explorer eval --mode lexical`.
+Checks the lexical channel against published BM25 numbers on the full corpus. Same tokeniser,
+scoring, qrels handling and metrics as `explorer eval --mode lexical`: the product's
+LexicalIndex built from the corpus in memory (no index folder).
 
-    .venv/bin/python benchmarks/quality/lexical_full.py ../shared/data/acm-cr [--set all]
+    .venv/bin/python -m studies.lexical_full ../shared/data/acm-cr [--set all]
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from explorer.index.lexical import LexicalIndex
 from explorer.query.ranking import top_rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--set", dest="sets", nargs="+", default=["all"], choices=[*SETS, "all"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     started = time.perf_counter()
     corpus = read_corpus([find_corpus(args.dataset)])
     rows = {}
@@ -47,6 +47,7 @@ def main() -> None:
         results[name] = {"queries": len(per_query),
                          **{k: round(v, 4) for k, v in mean_scores(per_query).items()}}
         print(name, json.dumps(results[name]))
+    return results
 
 
 if __name__ == "__main__":

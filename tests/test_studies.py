@@ -1,0 +1,175 @@
+"""Smoke runs of every ranking study (studies/) on a tiny ACM-CR-shaped folder made from the
+seeds, with the real model: a refactor that breaks a study fails here, not months later.
+
+The folder has ACM-CR's three query sets and file layout: CITING citing papers, each with one
+sentence query per paraphrase question (tests/paraphrases.py), paragraph queries of three
+questions and one paper query of all of them; the relevant papers are the questions' targets.
+Its corpus is those targets plus DISTRACTORS other seeds (the studies that read the corpus
+embed it); the studies that take an index use the seeds' index, which holds them all.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.query.engine import Explorer
+from studies import (
+    explain_cost,
+    feedback_eval,
+    fusion_study,
+    lexical_full,
+    make_slice,
+    prf_study,
+    recommend_eval,
+    small_cache,
+    small_corpora,
+)
+from tests.paraphrases import PARAPHRASES
+
+CITING = 4
+PER_CITING = 6  # questions per citing paper: 24 sentence, 8 paragraph and 4 paper queries
+DISTRACTORS = 8
+SETS = ("paragraphs", "sentences", "papers")
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _qrels(path: Path, header: str, pairs: list[tuple[str, str]]) -> None:
+    extra = "\t1" * (len(header.split("\t")) - 3)  # citation marker / in_available_corpus
+    lines = [header] + [f"{query}\t{doc}\t1{extra}" for query, doc in pairs]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def tiny_acm(seeds_explorer: Explorer, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-acm")
+    papers = seeds_explorer.papers
+    queries: dict[str, list[dict]] = {name: [] for name in SETS}
+    qrels: dict[str, list[tuple[str, str]]] = {name: [] for name in SETS}
+    for k in range(CITING):
+        key, title = str(3377000 + k), f"Citing paper number {k}"
+        asked = PARAPHRASES[k * PER_CITING:(k + 1) * PER_CITING]
+        targets = [next(p.paper_id for p in papers if marker in p.abstract) for _, marker in asked]
+        for i, ((question, _), target) in enumerate(zip(asked, targets)):
+            queries["sentences"].append({"query_id": f"{key}_01_{i}", "text": f"{question} [{i}]"})
+            qrels["sentences"].append((f"{key}_01_{i}", target))
+        for j in range(0, PER_CITING, 3):
+            query_id = f"{key}{j}"
+            queries["paragraphs"].append({"query_id": query_id, "citing_paper_title": title,
+                                          "text": " ".join(q for q, _ in asked[j:j + 3])})
+            qrels["paragraphs"] += [(query_id, t) for t in targets[j:j + 3]]
+        doi = f"10.1145/3343413.{key}"
+        queries["papers"].append({"query_id": doi, "title": title,
+                                  "abstract": " ".join(q for q, _ in asked)})
+        qrels["papers"] += [(doi, t) for t in targets]
+    judged = {doc for _, doc in qrels["papers"]}
+    others = [p.paper_id for p in papers if p.paper_id not in judged][:DISTRACTORS]
+    with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"doc_id": p.paper_id, "abstract": p.abstract}) + "\n"
+                          for p in papers if p.paper_id in judged.union(others))
+    _write(folder / "queries.jsonl", queries["paragraphs"])
+    _write(folder / "queries_sentences.jsonl", queries["sentences"])
+    _write(folder / "queries_papers.jsonl", queries["papers"])
+    _qrels(folder / "qrels.tsv", "query_id\tdoc_id\trelevance\tcitation_marker\t"
+           "in_available_corpus", qrels["paragraphs"])
+    _qrels(folder / "qrels_sentences.tsv", "query_id\tdoc_id\trelevance\tin_available_corpus",
+           qrels["sentences"])
+    _qrels(folder / "qrels_papers.tsv", "query_id\tdoc_id\trelevance", qrels["papers"])
+    return folder
+
+
+def study_args(tiny_acm: Path, seeds_index: Path, tmp_path: Path) -> list[str]:
+    return [str(tiny_acm), "--index", str(seeds_index), "--cache", str(tmp_path / "vectors")]
+
+
+def test_make_slice_keeps_every_judged_paper(tiny_acm: Path, tmp_path: Path):
+    out = tmp_path / "slice"
+    assert make_slice.main([str(tiny_acm), str(out), "5", "--seed", "0"]) == CITING * PER_CITING + 5
+    with gzip.open(out / "corpus.jsonl.gz", "rt", encoding="utf-8") as handle:
+        kept = {json.loads(line)["doc_id"] for line in handle}
+    judged = {line.split("\t")[1] for line in (tiny_acm / "qrels_papers.tsv").open()} - {"doc_id"}
+    assert judged <= kept and len(kept) == len(judged) + 5 < len(judged) + DISTRACTORS
+    assert (out / "queries_sentences.jsonl").read_text() == (
+        tiny_acm / "queries_sentences.jsonl").read_text()
+
+
+def test_lexical_full(tiny_acm: Path):
+    results = lexical_full.main([str(tiny_acm)])
+    assert {name: r["queries"] for name, r in results.items()} == {
+        "paragraphs": CITING * 2, "sentences": CITING * PER_CITING, "papers": CITING}
+    assert all(0 < r["recall@100"] <= 1 and 0 <= r["ndcg@10"] <= 1 for r in results.values())
+
+
+def test_fusion_study(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
+    output = tmp_path / "fusion.json"
+    summary = fusion_study.main([*study_args(tiny_acm, seeds_index, tmp_path),
+                                 "--output", str(output)])
+    results = summary["results"]
+    assert json.loads(output.read_text())["chosen"] == summary["chosen"]
+    assert {"dense", "lexical", "blend w=0.5", "rrf k=60"} <= set(results)
+    # each question finds its paper at the top with the real model (tests/test_search.py)
+    assert results["dense"]["sentences"] >= 0.9
+    assert results["blend w=0.5"]["sentences"] >= 0.9
+    assert all(0 <= v <= 1 for row in results.values() for v in row.values())
+
+
+def test_prf_study_runs_both_grids_and_the_gate_holds(tiny_acm: Path, seeds_index: Path,
+                                                       tmp_path: Path):
+    output = tmp_path / "prf.json"
+    run = prf_study.main([*study_args(tiny_acm, seeds_index, tmp_path), "--output", str(output)])
+    for grid in ("fusion", "shipped"):
+        cv = run["summary"][grid]
+        assert set(cv) == {"search", "papers", "one setting for all"}
+        assert all(0 <= cv["one setting for all"][s] <= 1 for s in SETS)
+    configs = json.loads(output.read_text())["configs"]
+    with_feedback, without = (configs["w=0.5 depth=200 docs=3 beta=0.5"],
+                              configs["w=0.5 depth=200 no feedback"])
+    # 71 papers: under FEEDBACK_MIN_PAPERS, so the shipped feedback pass changes nothing
+    assert {s: with_feedback[s] for s in SETS} == {s: without[s] for s in SETS}
+    assert configs["dense"]["sentences"]["ndcg@10"] >= 0.9
+
+
+def test_feedback_eval(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
+    output = tmp_path / "feedback.json"
+    report = feedback_eval.main([str(tiny_acm), "--index", str(seeds_index), "--set",
+                                 "sentences", "papers", "--output", str(output)])
+    assert json.loads(output.read_text())["results"] == report["results"]
+    sentences, papers = report["results"]
+    assert sentences["queries"] == CITING * PER_CITING and papers["queries"] == CITING
+    modes = sentences["modes"]
+    assert set(modes) == {"lexical", "dense", "hybrid", "hybrid, no feedback"}
+    assert modes["hybrid"]["ndcg@10"] == modes["hybrid, no feedback"]["ndcg@10"]  # the gate
+    assert modes["dense"]["mrr@10"] >= 0.9
+
+
+def test_recommend_eval(tiny_acm: Path, seeds_index: Path):
+    results = recommend_eval.main([str(tiny_acm), "--index", str(seeds_index), "--seeds", "3"])
+    assert set(results) == {f"{m} ({c})" for m in ("centroid", "svm") for c in ("dense", "hybrid")}
+    # three of a citing paper's six references bring back some of the other three
+    assert all(0 < r["recall@100"] <= 1 for r in results.values())
+
+
+def test_explain_cost_stored_vectors_beat_embedding(index_copy: Path):
+    results = explain_cost.main(["--index", str(index_copy), "--queries", "1", "--top-k", "2"])
+    (match_ms, pair_ms), (base_match, base_pair) = results.values()
+    assert 0 < match_ms < base_match and 0 < pair_ms < base_pair
+
+
+def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
+    cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    out = tmp_path / "small"
+    result = small_corpora.main([str(tiny_acm), "--cache", str(cache), "--sizes", "20", "1000",
+                                 "--draws", "1", "--out", str(out),
+                                 "--seeds-index", str(seeds_index)])
+    assert json.loads(out.with_suffix(".json").read_text())["search"] == result["search"]
+    held = result["search"]["held_out"]
+    assert {"sentences 20", "paragraphs 1000", "seeds questions"} <= set(held)
+    assert held["seeds questions"]["dense"] >= 0.9  # MRR of the 69 seed questions
+    assert {"papers 20", "papers 1000", "seeds pairs"} <= set(result["similar"]["held_out"])
+    assert "## `similar`" in out.with_suffix(".md").read_text()
