@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.settings import default_cache_dir
+
 ROOT = Path(__file__).resolve().parent.parent
 PAPERLISTS = ROOT.parent / "shared" / "data" / "paperlists-ml" / "corpus.jsonl.gz"
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -40,11 +42,10 @@ QUERIES = [
 
 
 def cache_dir() -> Path:
-    """Where benchmarks keep their index folders and slices: EXPLORER_CACHE, else
-    ~/.cache/paper-explorer. Read when a benchmark runs, never at import.
-
-    (explorer.settings.Settings has no cache field yet; when it has one, this should ask it.)"""
-    return Path(os.environ.get("EXPLORER_CACHE") or Path.home() / ".cache" / "paper-explorer")
+    """Where benchmarks keep their index folders and slices: the product's cache folder
+    (EXPLORER_CACHE, else $XDG_CACHE_HOME/paper-explorer, else ~/.cache/paper-explorer), read
+    when a benchmark runs, never at import."""
+    return default_cache_dir()
 
 
 def require_paperlists() -> None:
