@@ -9,28 +9,21 @@ import pytest
 
 from explorer.corpus.papers import Paper
 from explorer.query.engine import Explorer, Hit
-from explorer.ui.links import ViewState
+from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure, shown_rows
 from explorer.ui.page import (
     build_key,
-    corpus_root,
     fit_to_corpus,
-    go_to,
     loaded_facts,
     meta_parts,
     public_hint,
-    public_message,
-    public_paper,
-    push,
     query_note,
-    safe_url,
     score_text,
-    source_names,
-    step_label,
-    step_of,
     widget_values,
 )
+from explorer.ui.public import corpus_root, public_message, public_paper, safe_url, source_names
 from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
+from explorer.ui.trail import go_to, push, step_label, step_of
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 
@@ -88,12 +81,12 @@ def test_labels_are_cut_with_an_ellipsis():
 
 
 def test_the_trail_keeps_every_place_once():
-    question, paper = ViewState(query="q1"), ViewState(page="paper", paper_id="p1")
+    question, paper = Location(query="q1"), Location(page="paper", paper_id="p1")
     trail = push(push((), step_of(question)), step_of(paper))
     assert trail == (("q", "q1"), ("paper", "p1"))
     assert push(trail, step_of(question)) == trail  # going back adds nothing
-    assert push(trail, step_of(ViewState(page="map"))) == trail
-    assert push(trail, step_of(ViewState())) == trail  # an empty question is no step
+    assert push(trail, step_of(Location(page="map"))) == trail
+    assert push(trail, step_of(Location())) == trail  # an empty question is no step
     long = ()
     for number in range(30):
         long = push(long, ("q", str(number)))
@@ -101,8 +94,8 @@ def test_the_trail_keeps_every_place_once():
 
 
 def test_going_to_a_step_keeps_the_marked_set_and_filters():
-    state = ViewState(page="map", like=("a",), venues=("V",))
-    assert go_to(state, ("q", "x")) == ViewState(query="x", like=("a",), venues=("V",))
+    state = Location(page="map", like=("a",), venues=("V",))
+    assert go_to(state, ("q", "x")) == Location(query="x", like=("a",), venues=("V",))
     assert go_to(state, ("paper", "p")).page == "paper"
     with pytest.raises(ValueError):
         go_to(state, ("map", ""))
@@ -137,7 +130,8 @@ def test_questions_without_words_get_a_note():
 def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: F811
     explorer = Explorer.open(small_index)
     neighbours = [hit.paper_id for hit in explorer.similar("gnn", 3)]
-    figure = map_figure(explorer, "gnn", neighbours)
+    figure = map_figure(explorer.corpus_map, explorer.papers, explorer.row("gnn"),
+                        [explorer.row(pid) for pid in neighbours])
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["open paper"].customdata) == ["gnn"]
     assert list(traces["neighbours"].customdata) == neighbours
@@ -146,7 +140,7 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     assert sorted(drawn) == sorted(p.paper_id for p in explorer.papers)
     hover = [text for trace in figure.data for text in trace.hovertext]
     assert "Rendering untrusted &lt;b&gt;markup&lt;/b&gt; &amp; text" in hover
-    assert len(figure.layout.annotations) == len(explorer.artifacts.extras["map"]["topics"])
+    assert len(figure.layout.annotations) == len(explorer.corpus_map["topics"])
 
 
 def test_big_maps_draw_an_even_sample():
@@ -164,14 +158,14 @@ def test_trail_labels_name_questions_and_papers(small_index):  # noqa: F811
 
 def test_filters_from_a_link_are_fitted_to_the_corpus():
     facets = {"years": [2018, 2020, 2023], "venues": ["ICML"], "sources": ["a.jsonl"]}
-    fitted = fit_to_corpus(ViewState(year_min=1000, year_max=2000, venues=("ICML", "X"),
+    fitted = fit_to_corpus(Location(year_min=1000, year_max=2000, venues=("ICML", "X"),
                                      sources=("/etc/passwd",)), facets)
     assert (fitted.year_min, fitted.year_max) == (None, 2018)
     assert (fitted.venues, fitted.sources) == (("ICML",), ())
-    assert fit_to_corpus(ViewState(year_min=2030), facets).year_min == 2023
-    assert fit_to_corpus(ViewState(year_max=2030), facets).year_max is None
-    assert fit_to_corpus(ViewState(year_min=2019), {"years": []}).year_min is None
-    values = widget_values(facets, fit_to_corpus(ViewState(year_min=2030), facets), [5, 10])
+    assert fit_to_corpus(Location(year_min=2030), facets).year_min == 2023
+    assert fit_to_corpus(Location(year_max=2030), facets).year_max is None
+    assert fit_to_corpus(Location(year_min=2019), {"years": []}).year_min is None
+    values = widget_values(facets, fit_to_corpus(Location(year_min=2030), facets), [5, 10])
     assert values["years"] == (2023, 2023)
 
 
