@@ -22,8 +22,8 @@ from explorer.query.engine import Explorer, Hit
 from explorer.ui import page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
-from explorer.ui.map_figure import caption, clicked_paper_id, map_figure
-from explorer.ui.results import Lights, lit, ranked
+from explorer.ui.map_figure import caption, clicked_paper_id
+from explorer.ui.results import Lights, corpus_figure, lit, ranked
 from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import Step, go_to, push, step_label, step_of
 
@@ -202,16 +202,11 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
-    if explorer.corpus_map is None:
+    figure = corpus_figure(explorer, location)
+    if figure is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return
-    open_row, neighbours = None, []
-    if location.paper_id:
-        open_row = explorer.row(location.paper_id)
-        nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
-        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
-    figure = map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours)
-    st.caption(caption(open_row is not None, len(explorer.papers)))
+    st.caption(caption(bool(location.paper_id), len(explorer.papers)))
     key = f"map-{st.session_state.get('map_version', 0)}"
     st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
                     config={"displaylogo": False, "scrollZoom": True})

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import string
 
 import pytest
 
 from explorer.corpus.papers import Paper
-from explorer.query.engine import Explorer, Hit
+from explorer.query.engine import Explorer, Filters, Hit
 from explorer.ui.links import Location
-from explorer.ui.map_figure import map_figure, shown_rows
+from explorer.ui.map_figure import clicked_paper_id, map_figure, shown_rows
 from explorer.ui.page import (
     build_key,
     fit_to_corpus,
@@ -20,8 +21,11 @@ from explorer.ui.page import (
     query_note,
     score_text,
     widget_values,
+    with_filters,
+    year_range,
 )
 from explorer.ui.public import corpus_root, public_message, public_paper, safe_url, source_names
+from explorer.ui.results import Memo, corpus_figure, ranked
 from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
 from explorer.ui.trail import go_to, push, step_label, step_of
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
@@ -200,3 +204,54 @@ def test_only_plain_web_addresses_are_links():
 def test_a_build_is_told_apart_by_its_id_or_manifest():
     assert build_key({"build_id": "b1"}) == "b1"
     assert build_key({"count": 1}) != build_key({"count": 2})
+
+
+def test_filters_picked_in_the_sidebar_set_the_location():
+    facets = {"years": [2018, 2020, 2023]}
+    picked = with_filters(Location(query="q"), facets, ["V"], ["a.jsonl"], (2018, 2021), 20)
+    assert picked == Location(query="q", venues=("V",), sources=("a.jsonl",), year_max=2021, top_k=20)
+    assert with_filters(Location(), facets, [], [], (2019, 2023), 10).year_min == 2019
+    assert with_filters(Location(), {"years": []}, [], [], None, 10) == Location()
+    assert year_range({"years": [2020]}) == (2020, 2021) and year_range({"years": []}) is None
+
+
+def test_a_map_click_names_the_paper_under_it():
+    assert clicked_paper_id([{"customdata": ["gnn"], "x": 1}]) == "gnn"
+    assert clicked_paper_id([{"customdata": "protein"}]) == "protein"
+    assert clicked_paper_id([]) is None
+
+
+def test_a_memo_keeps_the_most_recently_used_results():
+    memo, computed = Memo(2), []
+
+    def value(key: str) -> str:
+        return memo.get(key, lambda: computed.append(key) or key.upper())
+
+    assert [value(key) for key in "abac"] == ["A", "B", "A", "C"]  # "b" is now the oldest
+    assert [value(key) for key in "ab"] == ["A", "B"]
+    assert computed == ["a", "b", "c", "b"]
+
+
+def test_results_are_the_engines_and_computed_once(small_index, monkeypatch):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    location = Location(query="graph neural networks", venues=("NeurIPS",), top_k=5)
+    hits = ranked(explorer, location, "search", location.query)
+    expected = explorer.search(location.query, 5, Filters(venues=frozenset({"NeurIPS"})))
+    assert [hit.paper_id for hit in hits] == [hit.paper_id for hit in expected] and len(hits) == 3
+    calls = []
+    monkeypatch.setattr(Explorer, "similar", lambda *args, **kwargs: calls.append(args) or [])
+    assert ranked(explorer, location, "search", location.query) == hits  # remembered
+    assert ranked(explorer, location, "similar", "gnn") == [] and len(calls) == 1
+    assert ranked(explorer, location, "similar", "gnn") == [] and len(calls) == 1
+    assert ranked(explorer, location, "similar", "gnn", narrow=False) == [] and len(calls) == 2
+    fresh = Explorer.open(small_index)  # a rebuilt index is a new Explorer: nothing is reused
+    assert ranked(fresh, location, "similar", "gnn") == [] and len(calls) == 3
+
+
+def test_an_index_without_a_map_for_its_papers_draws_none(small_index):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    assert corpus_figure(explorer, Location(page="map", paper_id="gnn")) is not None
+    stale = dict(explorer.corpus_map, x=explorer.corpus_map["x"][:-1])  # one paper short
+    for extras in ({}, {"map": stale}):
+        other = Explorer(dataclasses.replace(explorer.artifacts, extras=extras))
+        assert other.corpus_map is None and corpus_figure(other, Location(page="map")) is None

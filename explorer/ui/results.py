@@ -15,10 +15,12 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
+import plotly.graph_objects as go
 
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.query.explain import explain_match, explain_pair
 from explorer.ui.links import Location
+from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key
 from explorer.ui.public import narrowing, public_facets
 
@@ -113,3 +115,16 @@ def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = ""
     count = explained_count(len(papers), explorer.has_sentence_vectors) if explained else 0
     for number, item in enumerate(papers):
         yield lights(explorer, item.paper_id, text, other_id, top_k) if number < count else ([], [])
+
+
+def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
+    """The map of the corpus with the location's open paper and its 10 nearest papers (over
+    the whole corpus) marked; None when the index stores no map."""
+    if explorer.corpus_map is None:
+        return None
+    open_row, neighbours = None, []
+    if location.paper_id:
+        open_row = explorer.row(location.paper_id)
+        nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
+        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
+    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours)
