@@ -63,7 +63,7 @@ def test_question_finds_its_paper_and_sets_the_link(seeds_index, seeds_explorer,
 
 def test_similar_opens_the_paper_with_its_neighbours(seeds_index, seeds_explorer, monkeypatch):
     app = click(ask(run_app(seeds_index, monkeypatch), QUESTION), f"q-{EXPECTED}-similar")
-    state = app.session_state["view"]
+    state = app.session_state["location"]
     assert (state.page, state.paper_id) == ("paper", EXPECTED)
     neighbours = card_ids(app, "n")
     assert neighbours == [hit.paper_id for hit in seeds_explorer.similar(EXPECTED, 10)]
@@ -76,16 +76,16 @@ def test_trail_steps_back_to_any_earlier_question_or_paper(seeds_index, monkeypa
     app = click(ask(run_app(seeds_index, monkeypatch), QUESTION), f"q-{EXPECTED}-similar")
     second = card_ids(app, "n")[0]
     app = click(app, f"n-{second}-similar")
-    assert app.session_state["view"].paper_id == second
+    assert app.session_state["location"].paper_id == second
     app = ask(app, "protein structure")
     trail = app.session_state["trail"]
     assert trail == (("q", QUESTION), ("paper", EXPECTED), ("paper", second), ("q", "protein structure"))
     app = click(app, "trail-0")
-    assert app.session_state["view"].page == "ask"
+    assert app.session_state["location"].page == "ask"
     assert app.text_input(key="query_box").value == QUESTION
     assert card_ids(app, "q")[0] == EXPECTED
     app = click(app, "trail-1")
-    assert app.session_state["view"].paper_id == EXPECTED
+    assert app.session_state["location"].paper_id == EXPECTED
     assert app.session_state["trail"] == trail  # stepping back loses no place
 
 
@@ -96,7 +96,7 @@ def test_marked_set_survives_pages_and_drives_recommendations(seeds_index, seeds
     app = click(click(app, f"q-{first}-like"), f"q-{second}-like")
     app = click(app, f"q-{third}-unlike")
     app = click(click(app, "nav-map"), "nav-marked")
-    state = app.session_state["view"]
+    state = app.session_state["location"]
     assert (state.like, state.unlike) == ((first, second), (third,))
     assert app.query_params["like"] == [first, second] and app.query_params["unlike"] == third
     expected = seeds_explorer.recommend([first, second], [third], top_k=10)
@@ -105,14 +105,14 @@ def test_marked_set_survives_pages_and_drives_recommendations(seeds_index, seeds
     steered = seeds_explorer.recommend([first, second], [third], "video generation", top_k=10)
     assert card_ids(app, "r") == [hit.paper_id for hit in steered]
     app = click(app, f"m-{first}-drop")
-    assert app.session_state["view"].like == (second,)
+    assert app.session_state["location"].like == (second,)
 
 
 def test_a_deep_link_reopens_the_same_view(seeds_index, seeds_explorer, monkeypatch):
     liked = seeds_explorer.search("video diffusion", 2)
     params = {"paper": EXPECTED, "q": QUESTION, "like": [h.paper_id for h in liked], "k": "5"}
     app = run_app(seeds_index, monkeypatch, params)
-    state = app.session_state["view"]
+    state = app.session_state["location"]
     assert (state.page, state.paper_id, state.query) == ("paper", EXPECTED, QUESTION)
     assert state.like == tuple(h.paper_id for h in liked)
     assert card_ids(app, "n") == [h.paper_id for h in seeds_explorer.similar(EXPECTED, 5)]
@@ -122,17 +122,17 @@ def test_a_deep_link_reopens_the_same_view(seeds_index, seeds_explorer, monkeypa
 
 def test_a_map_link_and_a_marked_link_open_their_pages(seeds_index, monkeypatch):
     app = run_app(seeds_index, monkeypatch, {"view": "map", "paper": EXPECTED})
-    assert app.session_state["view"].page == "map"
+    assert app.session_state["location"].page == "map"
     assert app.get("plotly_chart"), "the map page draws a Plotly chart"
     app = run_app(seeds_index, monkeypatch, {"view": "marked"})
-    assert app.session_state["view"].page == "marked"
+    assert app.session_state["location"].page == "marked"
     assert any("Mark papers" in info.value for info in app.info)
 
 
 def test_unknown_ids_in_a_link_are_reported_not_raised(seeds_index, monkeypatch):
     app = run_app(seeds_index, monkeypatch, {"paper": "nope", "like": ["nada", EXPECTED]})
     assert any("nope" in w.value and "nada" in w.value for w in app.warning)
-    state = app.session_state["view"]
+    state = app.session_state["location"]
     assert (state.page, state.paper_id, state.like) == ("ask", None, (EXPECTED,))
 
 
@@ -178,11 +178,11 @@ def test_odd_questions_are_answered_gracefully(seeds_index, monkeypatch, questio
 def test_an_empty_question_shows_the_start_page(seeds_index, monkeypatch):
     app = ask(run_app(seeds_index, monkeypatch), "   ")
     assert card_ids(app, "q") == []
-    assert app.session_state["view"].query == ""
+    assert app.session_state["location"].query == ""
     assert "q" not in app.query_params
     example = app.button(key="example-0")
     app = click(app, "example-0")
-    assert app.session_state["view"].query == example.label.replace("\\", "")
+    assert app.session_state["location"].query == example.label.replace("\\", "")
     assert len(card_ids(app, "q")) == 10
 
 
@@ -258,7 +258,7 @@ def test_hostile_links_open_a_page(small_index, monkeypatch, params):  # noqa: F
     low, high = app.slider(key="years").value
     assert 2018 <= low <= high <= 2023
     if params.get("year") == "2030-":
-        assert (low, app.session_state["view"].year_min) == (2023, 2023)
+        assert (low, app.session_state["location"].year_min) == (2023, 2023)
     if "q" in params:
         assert card_ids(app, "q")
 

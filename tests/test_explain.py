@@ -25,7 +25,7 @@ def test_explain_match_uses_the_stored_sentence_vectors(seeds_explorer: Explorer
     ex = seeds_explorer
     hit = ex.search(QUERY, 1)[0]
     vector = ex.embed_query(QUERY)
-    result = explain_match(ex, vector, hit.paper_id, top=2, query=QUERY)
+    result = explain_match(ex, vector, hit.paper_id, top_k=2, query=QUERY)
     assert len(result.sentences) == 2
     assert result.sentences[0].score >= result.sentences[1].score
     abstract = hit.paper.abstract
@@ -44,7 +44,7 @@ def test_explain_pair_uses_each_sentence_once(seeds_explorer: Explorer):
     ex = seeds_explorer
     paper = ex.papers[5]
     other = ex.similar(paper.paper_id, 1)[0]
-    result = explain_pair(ex, paper.paper_id, other.paper_id, top=3)
+    result = explain_pair(ex, paper.paper_id, other.paper_id, top_k=3)
     assert 1 <= len(result.pairs) <= 3
     firsts = [a.start for a, _, _ in result.pairs]
     seconds = [b.start for _, b, _ in result.pairs]

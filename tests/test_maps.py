@@ -73,3 +73,11 @@ def test_the_map_is_laid_out_afresh_once_a_tenth_of_it_changed():
     assert "changed" not in again and again["method"] == "tsne"
     unusable = {"x": [0.0]}
     assert "changed" not in maps.update_map(papers, vectors, _hashes(papers[:3]), unusable)
+
+
+def test_topic_labels_leave_out_every_english_stop_word():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from explorer.corpus.words import ENGLISH, STOP_WORDS
+
+    assert ENGLISH_STOP_WORDS <= ENGLISH <= STOP_WORDS  # labels as before the list moved here

@@ -2,35 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import string
 
 import pytest
 
 from explorer.corpus.papers import Paper
-from explorer.query.engine import Explorer, Hit
-from explorer.ui.links import ViewState
-from explorer.ui.map_figure import map_figure, shown_rows
+from explorer.query.engine import Explorer, Filters, Hit
+from explorer.ui.links import Location
+from explorer.ui.map_figure import clicked_paper_id, map_figure, shown_rows
 from explorer.ui.page import (
     build_key,
-    corpus_root,
     fit_to_corpus,
-    go_to,
     loaded_facts,
     meta_parts,
     public_hint,
-    public_message,
-    public_paper,
-    push,
     query_note,
-    safe_url,
     score_text,
-    source_names,
-    step_label,
-    step_of,
     widget_values,
+    with_filters,
+    year_range,
 )
+from explorer.ui.public import corpus_root, public_message, public_paper, safe_url, source_names
+from explorer.ui.results import Memo, corpus_figure, ranked
 from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
+from explorer.ui.trail import go_to, push, step_label, step_of
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 
@@ -88,12 +85,12 @@ def test_labels_are_cut_with_an_ellipsis():
 
 
 def test_the_trail_keeps_every_place_once():
-    question, paper = ViewState(query="q1"), ViewState(page="paper", paper_id="p1")
+    question, paper = Location(query="q1"), Location(page="paper", paper_id="p1")
     trail = push(push((), step_of(question)), step_of(paper))
     assert trail == (("q", "q1"), ("paper", "p1"))
     assert push(trail, step_of(question)) == trail  # going back adds nothing
-    assert push(trail, step_of(ViewState(page="map"))) == trail
-    assert push(trail, step_of(ViewState())) == trail  # an empty question is no step
+    assert push(trail, step_of(Location(page="map"))) == trail
+    assert push(trail, step_of(Location())) == trail  # an empty question is no step
     long = ()
     for number in range(30):
         long = push(long, ("q", str(number)))
@@ -101,8 +98,8 @@ def test_the_trail_keeps_every_place_once():
 
 
 def test_going_to_a_step_keeps_the_marked_set_and_filters():
-    state = ViewState(page="map", like=("a",), venues=("V",))
-    assert go_to(state, ("q", "x")) == ViewState(query="x", like=("a",), venues=("V",))
+    state = Location(page="map", like=("a",), venues=("V",))
+    assert go_to(state, ("q", "x")) == Location(query="x", like=("a",), venues=("V",))
     assert go_to(state, ("paper", "p")).page == "paper"
     with pytest.raises(ValueError):
         go_to(state, ("map", ""))
@@ -137,7 +134,8 @@ def test_questions_without_words_get_a_note():
 def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: F811
     explorer = Explorer.open(small_index)
     neighbours = [hit.paper_id for hit in explorer.similar("gnn", 3)]
-    figure = map_figure(explorer, "gnn", neighbours)
+    figure = map_figure(explorer.corpus_map, explorer.papers, explorer.row("gnn"),
+                        [explorer.row(pid) for pid in neighbours])
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["open paper"].customdata) == ["gnn"]
     assert list(traces["neighbours"].customdata) == neighbours
@@ -146,7 +144,7 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     assert sorted(drawn) == sorted(p.paper_id for p in explorer.papers)
     hover = [text for trace in figure.data for text in trace.hovertext]
     assert "Rendering untrusted &lt;b&gt;markup&lt;/b&gt; &amp; text" in hover
-    assert len(figure.layout.annotations) == len(explorer.artifacts.extras["map"]["topics"])
+    assert len(figure.layout.annotations) == len(explorer.corpus_map["topics"])
 
 
 def test_big_maps_draw_an_even_sample():
@@ -164,14 +162,14 @@ def test_trail_labels_name_questions_and_papers(small_index):  # noqa: F811
 
 def test_filters_from_a_link_are_fitted_to_the_corpus():
     facets = {"years": [2018, 2020, 2023], "venues": ["ICML"], "sources": ["a.jsonl"]}
-    fitted = fit_to_corpus(ViewState(year_min=1000, year_max=2000, venues=("ICML", "X"),
+    fitted = fit_to_corpus(Location(year_min=1000, year_max=2000, venues=("ICML", "X"),
                                      sources=("/etc/passwd",)), facets)
     assert (fitted.year_min, fitted.year_max) == (None, 2018)
     assert (fitted.venues, fitted.sources) == (("ICML",), ())
-    assert fit_to_corpus(ViewState(year_min=2030), facets).year_min == 2023
-    assert fit_to_corpus(ViewState(year_max=2030), facets).year_max is None
-    assert fit_to_corpus(ViewState(year_min=2019), {"years": []}).year_min is None
-    values = widget_values(facets, fit_to_corpus(ViewState(year_min=2030), facets), [5, 10])
+    assert fit_to_corpus(Location(year_min=2030), facets).year_min == 2023
+    assert fit_to_corpus(Location(year_max=2030), facets).year_max is None
+    assert fit_to_corpus(Location(year_min=2019), {"years": []}).year_min is None
+    values = widget_values(facets, fit_to_corpus(Location(year_min=2030), facets), [5, 10])
     assert values["years"] == (2023, 2023)
 
 
@@ -206,3 +204,54 @@ def test_only_plain_web_addresses_are_links():
 def test_a_build_is_told_apart_by_its_id_or_manifest():
     assert build_key({"build_id": "b1"}) == "b1"
     assert build_key({"count": 1}) != build_key({"count": 2})
+
+
+def test_filters_picked_in_the_sidebar_set_the_location():
+    facets = {"years": [2018, 2020, 2023]}
+    picked = with_filters(Location(query="q"), facets, ["V"], ["a.jsonl"], (2018, 2021), 20)
+    assert picked == Location(query="q", venues=("V",), sources=("a.jsonl",), year_max=2021, top_k=20)
+    assert with_filters(Location(), facets, [], [], (2019, 2023), 10).year_min == 2019
+    assert with_filters(Location(), {"years": []}, [], [], None, 10) == Location()
+    assert year_range({"years": [2020]}) == (2020, 2021) and year_range({"years": []}) is None
+
+
+def test_a_map_click_names_the_paper_under_it():
+    assert clicked_paper_id([{"customdata": ["gnn"], "x": 1}]) == "gnn"
+    assert clicked_paper_id([{"customdata": "protein"}]) == "protein"
+    assert clicked_paper_id([]) is None
+
+
+def test_a_memo_keeps_the_most_recently_used_results():
+    memo, computed = Memo(2), []
+
+    def value(key: str) -> str:
+        return memo.get(key, lambda: computed.append(key) or key.upper())
+
+    assert [value(key) for key in "abac"] == ["A", "B", "A", "C"]  # "b" is now the oldest
+    assert [value(key) for key in "ab"] == ["A", "B"]
+    assert computed == ["a", "b", "c", "b"]
+
+
+def test_results_are_the_engines_and_computed_once(small_index, monkeypatch):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    location = Location(query="graph neural networks", venues=("NeurIPS",), top_k=5)
+    hits = ranked(explorer, location, "search", location.query)
+    expected = explorer.search(location.query, 5, Filters(venues=frozenset({"NeurIPS"})))
+    assert [hit.paper_id for hit in hits] == [hit.paper_id for hit in expected] and len(hits) == 3
+    calls = []
+    monkeypatch.setattr(Explorer, "similar", lambda *args, **kwargs: calls.append(args) or [])
+    assert ranked(explorer, location, "search", location.query) == hits  # remembered
+    assert ranked(explorer, location, "similar", "gnn") == [] and len(calls) == 1
+    assert ranked(explorer, location, "similar", "gnn") == [] and len(calls) == 1
+    assert ranked(explorer, location, "similar", "gnn", narrow=False) == [] and len(calls) == 2
+    fresh = Explorer.open(small_index)  # a rebuilt index is a new Explorer: nothing is reused
+    assert ranked(fresh, location, "similar", "gnn") == [] and len(calls) == 3
+
+
+def test_an_index_without_a_map_for_its_papers_draws_none(small_index):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    assert corpus_figure(explorer, Location(page="map", paper_id="gnn")) is not None
+    stale = dict(explorer.corpus_map, x=explorer.corpus_map["x"][:-1])  # one paper short
+    for extras in ({}, {"map": stale}):
+        other = Explorer(dataclasses.replace(explorer.artifacts, extras=extras))
+        assert other.corpus_map is None and corpus_figure(other, Location(page="map")) is None

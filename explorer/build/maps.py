@@ -8,22 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.corpus.papers import Paper
+from explorer.corpus.words import STOP_WORDS
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
 REFRESH_SHARE = 0.1  # an update lays the map out afresh once this share of it has changed
 NEIGHBOURS = 3  # sampled papers a paper outside the sample is placed between
 SEED = 0
-# Words every abstract uses: they say nothing about a topic.
-PAPER_WORDS = frozenset("""
-paper propose proposed proposes present presents introduce introduces approach approaches method
-methods model models based using use used new novel results result show shows demonstrate
-demonstrates performance existing work works task tasks data problem problems framework study
-studies achieve achieves state-of-the-art art outperforms significant significantly improve
-improves improved improvement experiments experimental extensive challenge challenges address
-evaluation benchmark benchmarks approach key learning time effective efficient efficiently
-different various large real-world world including furthermore additionally moreover however
-remains limited ability analysis provide provides code available
-""".split())
 
 
 def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
@@ -153,9 +143,9 @@ def _cluster(vectors: np.ndarray) -> np.ndarray:
 
 def _describe_topics(papers: Sequence[Paper], labels: np.ndarray, terms: int = 4) -> list[dict]:
     """Key terms per topic by class-based TF-IDF: frequent in the topic, rare elsewhere."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+    from sklearn.feature_extraction.text import CountVectorizer
 
-    vectorizer = CountVectorizer(stop_words=sorted(ENGLISH_STOP_WORDS | PAPER_WORDS),
+    vectorizer = CountVectorizer(stop_words=sorted(STOP_WORDS),
                                  ngram_range=(1, 2), min_df=2,
                                  token_pattern=r"(?u)\b[A-Za-z][A-Za-z0-9-]+\b")
     docs = [f"{p.title} {p.abstract}" if not p.title_is_derived else p.abstract for p in papers]

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
+from explorer.corpus.latex import unwrap_math
+
 MAX_WORDS = 11
+MATH_CHARS = 40  # a formula this short is kept in a title as its content, without dollars
+_COMMANDS = re.compile(r"\\(?:textbf|textit|emph|underline|texttt|mathbf|mathrm|text)\{([^{}]*)\}")
 _MARKUP = [
-    (re.compile(r"\\(?:textbf|textit|emph|underline|texttt|mathbf|mathrm|text)\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\$([^$]{0,40})\$"), r"\1"),
     (re.compile(r"\*\*?([^*]+)\*\*?"), r"\1"),
     (re.compile(r"\\ell(?![a-zA-Z])"), "\u2113"),
     (re.compile(r"``|''|\\"), ""),
@@ -67,6 +69,7 @@ def derive_title(abstract: str) -> str:
 
 
 def _clean(text: str) -> str:
+    text = unwrap_math(_COMMANDS.sub(r"\1", text), MATH_CHARS)
     for pattern, repl in _MARKUP:
         text = pattern.sub(repl, text)
     return re.sub(r"\s+", " ", text).strip()

@@ -12,6 +12,7 @@ import numpy as np
 
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
+from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, resolve_model
@@ -340,3 +341,33 @@ class Explorer:
                       exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
         """Top `depth` rows by BM25 score for `text` -> (rows, scores); only rows that match."""
         return self.lexical.top(text, depth, self._facets.blocked(filters, exclude))
+
+    # -- what the app and the explanations read (the storage stays behind the engine) --------
+    @property
+    def corpus_map(self) -> dict[str, Any] | None:
+        """The map stored at build time ({"x", "y", "topic"}: one entry per paper; "topics":
+        [{"id", "label", "terms", "size"}]), or None when the index has none for these papers."""
+        data = self.artifacts.extras.get("map")
+        if not data or len(data.get("x", [])) != len(self.papers):
+            return None
+        return data
+
+    @property
+    def has_sentence_vectors(self) -> bool:
+        """True when the index stores sentence vectors (not built with --no-sentences)."""
+        return "sentence_table" in self.artifacts.arrays
+
+    def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """Spans into the paper's abstract and unit vectors (k, d) float32 of its sentences:
+        stored ones, or (index without sentence vectors) embedded now."""
+        row = self.row(paper_id)
+        if self.has_sentence_vectors:
+            table = self.artifacts.arrays["sentence_table"]
+            lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
+            spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
+            return spans, self.artifacts.arrays["sentence_vectors"][lo:hi].astype(np.float32)
+        abstract = self.papers[row].abstract
+        spans = split_sentences(abstract)
+        if not spans:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return spans, self.embedder.embed_documents([abstract[s:e] for s, e in spans])

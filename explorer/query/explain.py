@@ -1,7 +1,7 @@
 """Why a paper matched: its best sentences for a query, or sentence pairs tying two papers.
 
 Computed from the sentence vectors stored at build time; an index built with --no-sentences
-embeds the sentences of the one paper on demand instead.
+embeds the sentences of the one paper on demand instead (`Explainable.sentences`).
 """
 
 from __future__ import annotations
@@ -10,30 +10,32 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
-from explorer.corpus.sentences import split_sentences
-from explorer.index.lexical import Tokenizer
+from explorer.corpus.papers import Paper
+from explorer.corpus.words import STOP_WORDS
+from explorer.index.lexical import LexicalIndex, Tokenizer
 from explorer.index.lexical import lexical_text as _indexed_text
-from explorer.query.engine import Explorer
 
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
-_STOP = frozenset("""
-a about above across after again against all almost also although always among an and another
-any are around as at based be because been before being below between both but by can could
-data did do does doing done during each either enough even every few for from further had has
-have having here how however if in into is it its itself just more most much must new not novel
-of often on once only or other our out over paper particular per propose proposed provide
-results same several show shows should since so some such than that the their them then there
-these they this those though through thus to towards under until upon use used using very via
-was we well were what when where whether which while who whose why will with within without
-work would yet approach method methods model models task tasks
-achieve achieves address addresses challenge challenges challenging demonstrate demonstrates
-develop developed effective effectively existing experiments extensive improve improved
-improves introduce introduces key performance significant significantly struggle struggles
-various widely
-""".split())
+
+
+class Explainable(Protocol):
+    """What an explanation reads of an index (an Explorer is one)."""
+
+    @property
+    def has_lexical(self) -> bool: ...
+
+    @property
+    def lexical(self) -> LexicalIndex: ...
+
+    def paper(self, paper_id: str) -> Paper: ...
+
+    def embed_query(self, query: str) -> np.ndarray: ...
+
+    def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]: ...
 
 
 @dataclass(frozen=True)
@@ -67,28 +69,28 @@ class PairExplanation:
                 "shared_terms": list(self.shared_terms)}
 
 
-def explain_match(explorer: Explorer, query_vector: np.ndarray, paper_id: str, top: int = 2,
-                  query: str = "") -> MatchExplanation:
-    """The `top` sentences of the paper closest to `query_vector` (d,), best first, and the
+def explain_match(explorer: Explainable, query_vector: np.ndarray, paper_id: str,
+                  top_k: int = 2, query: str = "") -> MatchExplanation:
+    """The `top_k` sentences of the paper closest to `query_vector` (d,), best first, and the
     key terms the paper shares with `query` text."""
     paper = explorer.paper(paper_id)
     terms = shared_terms(query, _indexed_text(paper), idf=_idf(explorer))
-    spans, vectors = _sentences(explorer, paper_id)
+    spans, vectors = explorer.sentences(paper_id)
     if not spans:
         return MatchExplanation([], terms)
     scores = vectors @ np.asarray(query_vector, dtype=np.float32)
-    best = np.argsort(-scores)[:top]
+    best = np.argsort(-scores)[:top_k]
     matches = [_match(paper.abstract, spans[i], float(scores[i])) for i in best]
     return MatchExplanation(matches, terms)
 
 
-def explain_pair(explorer: Explorer, paper_id: str, other_id: str, top: int = 3
+def explain_pair(explorer: Explainable, paper_id: str, other_id: str, top_k: int = 3
                  ) -> PairExplanation:
-    """The `top` most similar (sentence of paper, sentence of other) pairs, best first; each
+    """The `top_k` most similar (sentence of paper, sentence of other) pairs, best first; each
     sentence is used once."""
     paper, other = explorer.paper(paper_id), explorer.paper(other_id)
-    spans_a, vectors_a = _sentences(explorer, paper_id)
-    spans_b, vectors_b = _sentences(explorer, other_id)
+    spans_a, vectors_a = explorer.sentences(paper_id)
+    spans_b, vectors_b = explorer.sentences(other_id)
     pairs: list[tuple[SentenceMatch, SentenceMatch, float]] = []
     if spans_a and spans_b:
         scores = vectors_a @ vectors_b.T
@@ -103,7 +105,7 @@ def explain_pair(explorer: Explorer, paper_id: str, other_id: str, top: int = 3
             score = float(scores[i, j])
             pairs.append((_match(paper.abstract, spans_a[i], score),
                           _match(other.abstract, spans_b[j], score), score))
-            if len(pairs) == top:
+            if len(pairs) == top_k:
                 break
     terms = shared_terms(_indexed_text(paper), _indexed_text(other), idf=_idf(explorer))
     return PairExplanation(pairs, terms)
@@ -131,10 +133,10 @@ def shared_terms(left: str, right: str, limit: int = 6,
 
 def _terms(text: str) -> set[str]:
     words = {w.lower() for w in _TERM.findall(text)}
-    return {w for w in words if w not in _STOP}
+    return {w for w in words if w not in STOP_WORDS}
 
 
-def _idf(explorer: Explorer) -> Callable[[str], float] | None:
+def _idf(explorer: Explainable) -> Callable[[str], float] | None:
     return explorer.lexical.idf if explorer.has_lexical else None
 
 
@@ -143,29 +145,12 @@ def _stemmer() -> Callable[[str], str]:
     return Tokenizer().stem
 
 
-def _sentences(explorer: Explorer, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Spans and unit vectors (k, d) float32 of a paper's sentences, stored or embedded now."""
-    row = explorer.row(paper_id)
-    arrays = explorer.artifacts.arrays
-    if "sentence_table" in arrays:
-        table = arrays["sentence_table"]
-        lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
-        spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
-        return spans, arrays["sentence_vectors"][lo:hi].astype(np.float32)
-    abstract = explorer.papers[row].abstract
-    spans = split_sentences(abstract)
-    if not spans:
-        return [], np.zeros((0, 0), dtype=np.float32)
-    vectors = explorer.embedder.embed_documents([abstract[s:e] for s, e in spans])
-    return spans, vectors
-
-
 def _match(abstract: str, span: tuple[int, int], score: float) -> SentenceMatch:
     start, end = span
     return SentenceMatch(text=abstract[start:end], start=start, end=end, score=score)
 
 
-def explain_hits(explorer: Explorer, hits, *, query: str = "", paper_id: str | None = None
+def explain_hits(explorer: Explainable, hits, *, query: str = "", paper_id: str | None = None
                  ) -> list[dict]:
     """One explanation dict per hit: for a search (`query`) its best sentences and shared
     terms; for papers similar to `paper_id` the sentence pairs and shared terms."""

@@ -1,10 +1,10 @@
-"""What the user is looking at, and its shareable link: view state <-> URL query parameters.
+"""Where the user is in the app, and its shareable link: a Location <-> URL query parameters.
 
-A link reopens exactly one view: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
+A link reopens exactly one location: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
 neighbours), ``?view=map`` / ``?view=marked``, plus the marked set (``like=ID&like=ID&unlike=ID``),
 the filters (``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
 Repeated keys carry lists, so ids and venue names may contain any character. Links come from
-anyone: `decode` reads any parameters (any types, any text) into a valid view and never raises.
+anyone: `decode` reads any parameters (any types, any text) into a valid Location, never raises.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ _COUNT = re.compile(r"[0-9]+")
 
 
 @dataclass(frozen=True)
-class ViewState:
-    """One view of the app. `query` is the question; `steer` the text steering recommendations."""
+class Location:
+    """Where the user is: the page and everything on it that a link restores. `query` is the
+    question; `steer` the text steering recommendations."""
 
     page: str = "ask"
     query: str = ""
@@ -53,7 +54,7 @@ class ViewState:
         return Filters(venues=frozenset(self.venues), sources=frozenset(self.sources),
                        year_min=self.year_min, year_max=self.year_max)
 
-    def mark(self, paper_id: str, liked: bool | None) -> ViewState:
+    def mark(self, paper_id: str, liked: bool | None) -> Location:
         """Mark a paper as liked (True), unliked (False) or neither (None)."""
         like = tuple(p for p in self.like if p != paper_id)
         unlike = tuple(p for p in self.unlike if p != paper_id)
@@ -64,36 +65,36 @@ class ViewState:
         return replace(self, like=like, unlike=unlike)
 
 
-def encode(state: ViewState) -> dict[str, list[str]]:
-    """Query parameters for `state`; every value is a list (repeated keys)."""
+def encode(location: Location) -> dict[str, list[str]]:
+    """Query parameters for `location`; every value is a list (repeated keys)."""
     params: dict[str, list[str]] = {}
-    if state.page in ("map", "marked"):
-        params["view"] = [state.page]
-    if state.query:
-        params["q"] = [state.query[:MAX_QUERY_CHARS]]
-    if state.paper_id and state.page in ("paper", "map"):
-        params["paper"] = [state.paper_id]
-    for key, values in (("like", state.like), ("unlike", state.unlike),
-                        ("venue", state.venues), ("source", state.sources)):
+    if location.page in ("map", "marked"):
+        params["view"] = [location.page]
+    if location.query:
+        params["q"] = [location.query[:MAX_QUERY_CHARS]]
+    if location.paper_id and location.page in ("paper", "map"):
+        params["paper"] = [location.paper_id]
+    for key, values in (("like", location.like), ("unlike", location.unlike),
+                        ("venue", location.venues), ("source", location.sources)):
         if values:
             params[key] = list(values)
-    if state.steer:
-        params["steer"] = [state.steer[:MAX_QUERY_CHARS]]
-    if state.year_min is not None or state.year_max is not None:
-        params["year"] = [f"{state.year_min or ''}-{state.year_max or ''}"]
-    if state.top_k != DEFAULT_TOP_K:
-        params["k"] = [str(state.top_k)]
+    if location.steer:
+        params["steer"] = [location.steer[:MAX_QUERY_CHARS]]
+    if location.year_min is not None or location.year_max is not None:
+        params["year"] = [f"{location.year_min or ''}-{location.year_max or ''}"]
+    if location.top_k != DEFAULT_TOP_K:
+        params["k"] = [str(location.top_k)]
     return params
 
 
-def link(base_url: str, state: ViewState) -> str:
-    """The full shareable URL of `state` on the app at `base_url` (without a query string)."""
-    query = urlencode(encode(state), doseq=True)
+def link(base_url: str, location: Location) -> str:
+    """The full shareable URL of `location` on the app at `base_url` (without a query string)."""
+    query = urlencode(encode(location), doseq=True)
     return f"{base_url}?{query}" if query else base_url
 
 
-def decode(params: Mapping[str, str | Iterable[str]]) -> ViewState:
-    """The view a link describes. Never raises: unreadable parts fall back to defaults, a paper
+def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
+    """The location a link describes. Never raises: unreadable parts fall back to defaults, a paper
     marked both ways is marked neither way, lists and text are cut to sane sizes."""
     values = _lists(params)
 
@@ -113,7 +114,7 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> ViewState:
     like, unlike = _unique(values.get("like", [])), _unique(values.get("unlike", []))
     both = set(like) & set(unlike)
     year_min, year_max = _years(last("year"))
-    return ViewState(
+    return Location(
         page=page, query=last("q"), paper_id=paper_id,
         like=tuple(p for p in like if p not in both),
         unlike=tuple(p for p in unlike if p not in both), steer=last("steer"),

@@ -16,14 +16,12 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 
+from explorer.corpus.latex import fence, math_spans
 from explorer.ui.formulas import MAX_FORMULA_CHARS, SAFE_COMMANDS, safe_formula
 
 __all__ = ["MAX_FORMULA_CHARS", "SAFE_COMMANDS", "escape_markdown", "math_spans", "plain",
            "rich_markdown", "safe_formula"]
 
-# $$display$$ or $inline$: inline math opens before a non-space and closes after a non-space
-# and not before a digit, so "costs $5 and $10" stays text (pandoc's rule).
-_MATH = re.compile(r"\$\$(?!\s*\$)[^$]+?\$\$|\$(?=[^\s$])[^$\n]*?[^\s$\\]\$(?!\d)|\$[^\s$]\$(?!\d)")
 _PUNCTUATION = frozenset(string.punctuation)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 # LaTeX escapes that abstracts copied from LaTeX sources carry ("1-4\%", "R\&D"): shown as
@@ -53,11 +51,6 @@ def _escape_line(text: str) -> str:
     return lead + escaped + tail if words else (" " if text else "")
 
 
-def math_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of `$...$` / `$$...$$` math in `text`."""
-    return [match.span() for match in _MATH.finditer(text)]
-
-
 def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
     """`text` as safe Markdown with its math rendered and the `highlights` spans marked.
 
@@ -83,14 +76,14 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
 
 
 def _formula(math: str) -> str:
-    """`$...$` / `$$...$$` for KaTeX when `safe_formula` accepts it, else its characters.
+    """A `math_spans` formula for KaTeX when `safe_formula` accepts it, else its characters.
     Whitespace is collapsed (one line: math never becomes a block) and `<`, `>` are written
     as commands, so no raw markup character is left even where math were not parsed."""
-    fence = "$$" if math.startswith("$$") and len(math) > 4 else "$"
-    formula = " ".join(math[len(fence):-len(fence)].split())
+    delimiter = fence(math)
+    formula = " ".join(math[len(delimiter):-len(delimiter)].split())
     if not safe_formula(formula):
         return escape_markdown(math)
-    return fence + formula.replace("<", "\\lt{}").replace(">", "\\gt{}") + fence
+    return delimiter + formula.replace("<", "\\lt{}").replace(">", "\\gt{}") + delimiter
 
 
 def _mark(markdown: str) -> str:

@@ -1,0 +1,130 @@
+"""What the app's pages show, computed without Streamlit and remembered across reruns: the
+ranking a location asks for (under a hashable key) and the highlights of its hits.
+
+The memos are per Explorer (a rebuilt index is a new Explorer: nothing stale is served, and
+nothing here keeps an old one alive) and safe to share between the app's sessions; question
+vectors are remembered per model, so a rebuild with the same model embeds no question again.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.query.engine import Explorer, Filters, Hit
+from explorer.query.explain import explain_match, explain_pair
+from explorer.ui.links import Location
+from explorer.ui.map_figure import map_figure
+from explorer.ui.page import explained_count, model_key
+from explorer.ui.public import narrowing, public_facets
+
+Lights = tuple[list[tuple[int, int]], list[str]]  # spans of an abstract to highlight, shared terms
+NO_FILTERS = ((), (), None, None)
+T = TypeVar("T")
+
+
+class Memo:
+    """The `size` most recently used results, each computed once (two threads asking for a new
+    one at the same moment may both compute it); safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = compute()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+
+_VECTORS = Memo(256)  # (model fingerprint, question) -> vector (d,)
+_MEMOS: weakref.WeakKeyDictionary[Explorer, dict[str, Memo]] = weakref.WeakKeyDictionary()
+_MEMOS_LOCK = threading.Lock()
+
+
+def _memo(explorer: Explorer, kind: str) -> Memo:
+    with _MEMOS_LOCK:
+        memos = _MEMOS.setdefault(explorer, {"hits": Memo(512), "lights": Memo(4096)})
+    return memos[kind]
+
+
+def embed(explorer: Explorer, text: str) -> np.ndarray:
+    """The (d,) vector of a question, embedded once per server and model."""
+    return _VECTORS.get((model_key(explorer.manifest), text), lambda: explorer.embed_query(text))
+
+
+def query_key(facets: Mapping[str, Any], location: Location, top_k: int = 0,
+              narrow: bool = True) -> tuple:
+    """The hashable key of a ranking at `location`: (top_k, its filters with the sources by
+    file; none when not `narrow`); `top_k` 0 is the location's; `facets` as public_facets."""
+    return top_k or location.top_k, narrowing(facets, location) if narrow else NO_FILTERS
+
+
+def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
+           narrow: bool = True) -> list[Hit]:
+    """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
+    filters of `location` (none when not `narrow`); `top_k` 0 is the location's."""
+    key = query_key(public_facets(explorer), location, top_k, narrow)
+
+    def rank() -> list[Hit]:
+        count, (venues, sources, year_min, year_max) = key
+        filters = Filters(frozenset(venues), frozenset(sources), year_min, year_max)
+        if verb == "search":
+            vector = embed(explorer, subject[0])
+            return explorer.search_vector(vector, count, filters, text=subject[0])
+        if verb == "similar":
+            return explorer.similar(subject[0], count, filters)
+        return explorer.recommend(*subject, top_k=count, filters=filters)
+
+    return _memo(explorer, "hits").get((verb, subject, key), rank)
+
+
+def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "",
+           top_k: int = 2) -> Lights:
+    """The `top_k` sentences of a paper closest to `text` and the terms they share; or, given
+    `other_id`, its one sentence closest to a sentence of that paper and their shared terms
+    (an index without sentence vectors embeds the paper's sentences the first time)."""
+    def explain() -> Lights:
+        if other_id:
+            pair = explain_pair(explorer, other_id, paper_id, top_k=1)
+            return [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs], list(pair.shared_terms)
+        match = explain_match(explorer, embed(explorer, text), paper_id, top_k=top_k, query=text)
+        return [(s.start, s.end) for s in match.sentences], list(match.shared_terms)
+
+    return _memo(explorer, "lights").get((paper_id, text, other_id, top_k), explain)
+
+
+def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = "", top_k: int = 2,
+        explained: bool = True) -> Iterator[Lights]:
+    """`lights` of each paper or hit, computed as it is asked for (as its card is drawn);
+    without stored sentence vectors only the first few get any (none when not `explained`)."""
+    count = explained_count(len(papers), explorer.has_sentence_vectors) if explained else 0
+    for number, item in enumerate(papers):
+        yield lights(explorer, item.paper_id, text, other_id, top_k) if number < count else ([], [])
+
+
+def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
+    """The map of the corpus with the location's open paper and its 10 nearest papers (over
+    the whole corpus) marked; None when the index stores no map."""
+    if explorer.corpus_map is None:
+        return None
+    open_row, neighbours = None, []
+    if location.paper_id:
+        open_row = explorer.row(location.paper_id)
+        nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
+        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
+    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours)
