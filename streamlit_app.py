@@ -42,7 +42,7 @@ def _cached_vector(_explorer: Explorer, model_fingerprint: str, text: str):
 
 def vector_of(explorer: Explorer, text: str):
     """The (d,) vector of a question, embedded once per server and model."""
-    return _cached_vector(explorer, str(explorer.manifest["model"].get("fingerprint")), text)
+    return _cached_vector(explorer, str(explorer.manifest.model.fingerprint), text)
 
 
 @st.cache_data(max_entries=4096, show_spinner=False)
@@ -73,14 +73,14 @@ def ranked(explorer: Explorer, verb: str, *subject, top_k: int = 0, narrow: bool
     """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
     view's filters; cached per index build, so clicks that rerun the page cost no search."""
     narrowing = view.narrowing(explorer, current()) if narrow else ((), (), None, None)
-    return _ranked(explorer, str(explorer.manifest.get("build_id")), verb, subject,
+    return _ranked(explorer, str(explorer.manifest.build_id), verb, subject,
                    top_k or current().top_k, narrowing)
 
 
 def highlights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "", top: int = 2):
     """(spans, shared terms) of a paper for a text or for another paper; cached per index build
     (an index without sentence vectors embeds a paper's sentences the first time)."""
-    build_id = str(explorer.manifest.get("build_id"))
+    build_id = str(explorer.manifest.build_id)
     if other_id:
         return _pair(explorer, build_id, other_id, paper_id)
     return _match(explorer, build_id, paper_id, text, top)

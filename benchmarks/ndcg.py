@@ -71,7 +71,7 @@ def _fp32(folder: Path, dataset: Path) -> Explorer:
     """An existing torch fp32 index of the dataset (built before the backends existed)."""
     if (folder / "manifest.json").is_file():
         explorer = Explorer.open(folder)
-        if explorer.manifest["model"].get("backend") in (None, TORCH):
+        if explorer.manifest.model.backend in (None, TORCH):
             explorer._embedder = Embedder(resolve_model("default"), backend=TORCH)
             return explorer
     return _index(dataset, TORCH)

@@ -14,6 +14,8 @@ from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
+from explorer.artifacts.layout import SENTENCE_TABLE
+from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.engine import Explorer, Hit
@@ -117,7 +119,7 @@ def step_label(explorer: Explorer, step: Step, limit: int = 38) -> str:
 def explained_count(explorer: Explorer, count: int) -> int:
     """How many of `count` hits get sentence highlights: all when the index stores sentence
     vectors; else the first few, since each then embeds a whole abstract (~0.1 s on a CPU)."""
-    if "sentence_table" in explorer.artifacts.arrays:
+    if SENTENCE_TABLE in explorer.artifacts.arrays:
         return count
     return min(count, ON_DEMAND_EXPLANATIONS)
 
@@ -161,21 +163,21 @@ def meta_parts(paper: Paper) -> list[str]:
     return parts
 
 
-def loaded_facts(manifest: dict[str, Any]) -> dict[str, str]:
+def loaded_facts(manifest: Manifest) -> dict[str, str]:
     """What is loaded, for the info panel: papers, model, index type, build time."""
-    model = manifest.get("model", {})
-    built = str(manifest.get("built_at", ""))
+    model = manifest.model
+    built = manifest.built_at or ""
     try:
         built = datetime.strptime(built, "%Y-%m-%dT%H:%M:%S%z").strftime("%Y-%m-%d %H:%M %Z")
     except ValueError:
         pass
     return {
-        "papers": f"{manifest.get('count', 0):,}",
-        "model": str(model.get("id", "?")).rsplit("/", 1)[-1],
-        "dimension": str(model.get("dimension", "?")),
-        "index": str(manifest.get("index_type", "?")),
+        "papers": f"{manifest.count:,}",
+        "model": ("?" if model.model_id is None else model.model_id).rsplit("/", 1)[-1],
+        "dimension": str(model.dimension),
+        "index": manifest.index_type,
         "built": built.strip(),
-        "inputs": ", ".join(Path(path).name or path for path in manifest.get("inputs") or []),
+        "inputs": ", ".join(Path(path).name or path for path in manifest.inputs or []),
     }
 
 
@@ -240,9 +242,9 @@ def public_message(text: str, names: Mapping[str, str] | None = None) -> str:
     return _ABSOLUTE.sub(lambda match: PurePath(match.group()).name or match.group(), text)
 
 
-def public_hint(folder: str | Path, manifest: Mapping[str, Any], root: str) -> str:
+def public_hint(folder: str | Path, manifest: Manifest, root: str) -> str:
     """The rebuild command for this index, with inputs and folder named as `public_path`."""
-    inputs = [public_path(str(path), root) for path in manifest.get("inputs") or ["seeds"]]
+    inputs = [public_path(str(path), root) for path in manifest.inputs or ["seeds"]]
     return f"explorer build {' '.join(inputs)} --out {public_path(str(folder), root)}"
 
 
@@ -306,9 +308,10 @@ def narrowing(explorer: Explorer, state: ViewState) -> tuple:
     return state.venues, sources, state.year_min, state.year_max
 
 
-def build_key(manifest: Mapping[str, Any]) -> str:
+def build_key(manifest: Manifest) -> str:
     """What tells one build of an index from the next: its build id, else the manifest's hash."""
-    build_id = manifest.get("build_id")
+    build_id = manifest.build_id
     if isinstance(build_id, str) and build_id:
         return build_id
-    return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(manifest.to_dict(), sort_keys=True, default=str).encode()
+                          ).hexdigest()
