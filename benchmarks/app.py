@@ -43,4 +43,4 @@ def run(argv: list[str]) -> None:
     save(f"app-{count}", f"App answer time, {count:,} papers ({args.index})", rows,
          ["path", "p50_ms", "p99_ms", "ratio_p50"],
          f"First run (model + index load, page drawn): {first:.1f} s. "
-         f"{len(QUERIES)} new questions; {explorer.manifest.get('index_type')} index.")
+         f"{len(QUERIES)} new questions; {explorer.manifest.index_type} index.")

@@ -81,13 +81,14 @@ def _child(task: str, target: str) -> dict:
 
 
 def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
+    from explorer.artifacts.layout import INDEX
     from explorer.artifacts.store import read_manifest
     from explorer.build.builder import build
 
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
     build(inputs, out, "default", sentences=False)
-    return read_manifest(out)["files"]["index"]["bytes"]
+    return read_manifest(out).files[INDEX].size
 
 
 def _baseline_build(count: int) -> int:
@@ -149,17 +150,20 @@ def _stage_add(size: int) -> None:
 
 def _add(task: str, size: int) -> int:
     """Add the 100 staged records to the staged copy (product) or to the FAISS index (baseline)."""
+    from explorer.artifacts.layout import INDEX
+    from explorer.artifacts.store import read_manifest
+
     extra = work_dir() / "extra-100.jsonl"
-    manifest = json.loads((work_dir() / "add-100" / "manifest.json").read_text())
+    manifest = read_manifest(work_dir() / "add-100")
     if task == "product-add":
-        inputs = [Path(p) for p in manifest["inputs"] if Path(p) != extra] + [extra]
+        inputs = [Path(p) for p in manifest.inputs or () if Path(p) != extra] + [extra]
         return _product_build(inputs, work_dir() / "add-100", fresh=False)
     import faiss
 
     from explorer.model.embedder import _sentence_transformer, resolve_model
 
     records = [json.loads(line) for line in extra.read_text().splitlines()]
-    index = faiss.read_index(str(work_dir() / "add-100" / manifest["files"]["index"]["name"]))
+    index = faiss.read_index(str(work_dir() / "add-100" / manifest.files[INDEX].name))
     model = _sentence_transformer(resolve_model("default").path)
     vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
     index.add(vectors / ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5)

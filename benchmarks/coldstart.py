@@ -22,6 +22,7 @@ from benchmarks.appstart import __doc__ as appstart_doc
 from benchmarks.appstart import app_rows
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.indexes import prepare, work_dir
+from explorer.artifacts.layout import PAPERS
 from explorer.artifacts.store import load_artifacts
 
 BASELINE = """
@@ -49,7 +50,7 @@ def run(argv: list[str]) -> None:
     artifacts = load_artifacts(folder)
     vectors_file = work_dir() / f"vectors-{args.size}.npy"
     np.save(vectors_file, artifacts.index.vectors())
-    papers_file = folder / artifacts.manifest["files"]["papers"]["name"]
+    papers_file = folder / artifacts.manifest.files[PAPERS].name
     explorer = str(ROOT / ".venv" / "bin" / "explorer")
     cli: dict[str, list[float]] = {"ours": [], "theirs": []}
     for run_number in range(args.runs):

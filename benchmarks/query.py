@@ -18,6 +18,7 @@ import numpy as np
 
 from benchmarks.common import QUERIES, ROOT, save, timed
 from benchmarks.indexes import prepare, work_dir
+from explorer.artifacts.layout import INDEX
 from explorer.build.builder import build
 from explorer.model.embedder import resolve_model
 from explorer.query.engine import Explorer
@@ -84,7 +85,7 @@ def _measure(explorer: Explorer, model, repeats: int, real: int, mode: str | Non
         theirs.extend(timed(lambda q=query: baseline(q))[0] for query in QUERIES)
     ours_ms, theirs_ms = np.percentile(ours, [50, 99]) * 1000, np.percentile(theirs, [50, 99]) * 1000
     info = explorer.embedder.info
-    return {"papers": len(papers), "index": explorer.manifest["index_type"], "real_vectors": real,
+    return {"papers": len(papers), "index": explorer.manifest.index_type, "real_vectors": real,
             "product_p50_ms": round(ours_ms[0], 2), "product_p99_ms": round(ours_ms[1], 2),
             "baseline_p50_ms": round(theirs_ms[0], 2), "baseline_p99_ms": round(theirs_ms[1], 2),
             "p50_ratio": round(theirs_ms[0] / ours_ms[0], 2),
@@ -94,5 +95,5 @@ def _measure(explorer: Explorer, model, repeats: int, real: int, mode: str | Non
 
 
 def _bytes_per_paper(explorer: Explorer) -> float:
-    entry = explorer.manifest["files"]["index"]
-    return round(os.path.getsize(explorer.artifacts.folder / entry["name"]) / len(explorer.papers), 1)
+    entry = explorer.manifest.files[INDEX]
+    return round(os.path.getsize(explorer.artifacts.folder / entry.name) / len(explorer.papers), 1)

@@ -1,20 +1,29 @@
-"""Generic file helpers: atomic writes, fsync of folders, checksums, and a folder lock."""
+"""Generic file helpers: atomic writes, fsync of folders, checksums, a folder lock, and reading
+text and JSON lines within a size limit, with errors that name the file, the line and the fix."""
 
 from __future__ import annotations
 
 import fcntl
+import gzip
 import hashlib
+import json
 import os
+import re
 import secrets
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from explorer.errors import ExplorerError
 
 LOCK_NAME = ".build.lock"
+_CHUNK = 1 << 20
+_BOM = "\ufeff"
+_BLANKS = re.compile(r"[ \t\n\r]*")
 
 
 def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
@@ -120,3 +129,156 @@ class FolderLock:
         if self._fd is not None:
             os.close(self._fd)  # closing releases the lock; the file stays (see flock(2))
             self._fd = None
+
+
+# -- reading text and JSON lines -------------------------------------------------------------
+@dataclass(frozen=True)
+class ReadErrors:
+    """How a reader reports a file it cannot read: the error to raise, and the fix its message
+    names (`fix`: one fix for every problem, e.g. the command that rebuilds an index; else the
+    fix that suits each; `too_big`: the fix for a file over its size limit)."""
+
+    kind: type[ExplorerError] = ExplorerError
+    fix: str | None = None
+    too_big: str = "Split the file."
+
+    def __call__(self, where: object, problem: str, fix: str) -> ExplorerError:
+        return self.kind(f"{where}: {problem}. {self.fix or fix}")
+
+
+PLAIN = ReadErrors()
+
+
+def read_chunks(path: Path, limit: int | None = None, errors: ReadErrors = PLAIN, *,
+                handle: BinaryIO | None = None) -> Iterator[bytes]:
+    """The bytes of `path` (gunzipped when named .gz) in pieces, at most `limit` in all.
+
+    `handle`: the file already open (read from its start; the caller closes it)."""
+    total, gzipped = 0, path.suffix.lower() == ".gz"
+    with _opened(path, errors, handle) as stream:
+        while True:
+            try:
+                chunk = stream.read(_CHUNK)
+            except (OSError, EOFError, zlib.error) as exc:
+                if not gzipped and isinstance(exc, OSError):
+                    raise errors(path, f"cannot read ({exc})", "Check the disk and the file.") \
+                        from exc
+                raise errors(path, f"not a valid gzip file ({exc})", "Re-create the file.") \
+                    from exc
+            if not chunk:
+                return
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise errors(path, f"more than {limit} bytes{' decompressed' if gzipped else ''}",
+                             errors.too_big)
+            yield chunk
+
+
+@contextmanager
+def _opened(path: Path, errors: ReadErrors, handle: BinaryIO | None) -> Iterator[IO[bytes]]:
+    """`path` open for reading, gunzipped when named .gz; a given `handle` is read from its
+    start and left open."""
+    if handle is None:
+        try:
+            raw: IO[bytes] = path.open("rb")
+        except OSError as exc:
+            raise errors(path, f"cannot read ({exc.strerror})", "Check the file's permissions.") \
+                from exc
+    else:
+        handle.seek(0)
+        raw = handle
+    try:
+        if path.suffix.lower() == ".gz":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as stream:
+                yield stream
+        else:
+            yield raw
+    finally:
+        if handle is None:
+            raw.close()
+
+
+def read_lines(path: Path, limit: int | None = None, errors: ReadErrors = PLAIN, *,
+               handle: BinaryIO | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text + '\\n') for every line of `path` (see `read_chunks`), decoded as UTF-8;
+    CR LF and a lone CR end lines too; a byte order mark is dropped."""
+    for number, text in _text_lines(path, limit, errors, handle):
+        yield number, text + "\n"
+
+
+def _text_lines(path: Path, limit: int | None, errors: ReadErrors, handle: BinaryIO | None
+                ) -> Iterator[tuple[int, str]]:
+    """`read_lines` without the line ends."""
+    number = 0
+    for raw in _byte_lines(read_chunks(path, limit, errors, handle=handle)):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise errors(f"{path}:{number + 1}", f"not valid UTF-8 ({exc.reason})",
+                         "Save the file as UTF-8.") from exc
+        if number == 0 and text.startswith(_BOM):
+            text = text[1:]
+        if "\r" not in text:
+            number += 1
+            yield number, text
+            continue
+        for piece in (text[:-1] if text.endswith("\r") else text).split("\r"):
+            number += 1
+            yield number, piece
+
+
+def _byte_lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    pending: list[bytes] = []
+    for chunk in chunks:
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            pending.append(chunk)
+            continue
+        parts[0] = b"".join([*pending, parts[0]])
+        pending = [parts.pop()]
+        yield from parts
+    tail = b"".join(pending)
+    if tail:
+        yield tail
+
+
+def read_jsonl(path: Path, limit: int | None = None, errors: ReadErrors = PLAIN, *,
+               handle: BinaryIO | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, JSON value) for every non-blank line of `path` (see `read_lines`)."""
+    for number, line in _text_lines(path, limit, errors, handle):
+        line = line.strip()
+        if line:
+            yield number, parse_json(line, f"{path}:{number}", errors)
+
+
+def _keep_big_int(digits: str) -> int | str:
+    """JSON integers past 100 digits stay text (int() refuses 4,300+ digits; no year is that long)."""
+    return int(digits) if len(digits) <= 100 else digits
+
+
+_DECODE = json.JSONDecoder().raw_decode
+_DECODE_BIG = json.JSONDecoder(parse_int=_keep_big_int).raw_decode  # a quarter slower
+
+
+def _decode(text: str, start: int) -> tuple[Any, int]:
+    try:
+        return _DECODE(text, start)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer int() refuses: read again, keeping long ones as text
+        return _DECODE_BIG(text, start)
+
+
+def parse_json(text: str, where: str, errors: ReadErrors = PLAIN) -> Any:
+    """One JSON value (blanks around it allowed); an error naming `where` when it is not valid
+    JSON, holds a number Python refuses, or is nested deeper than Python's recursion limit."""
+    try:
+        value, end = _decode(text, _BLANKS.match(text).end())
+        if end != len(text) and _BLANKS.match(text, end).end() != len(text):
+            raise json.JSONDecodeError("Extra data", text, end)
+    except RecursionError as exc:
+        raise errors(where, "JSON nested too deeply", "Flatten the record.") from exc
+    except ValueError as exc:  # JSONDecodeError, or a number Python refuses
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number is too long"
+        raise errors(where, f"not valid JSON ({reason})", "Fix or remove it.") from exc
+    return value

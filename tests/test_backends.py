@@ -12,15 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-from explorer.model.embedder import (
-    ONNX,
-    ONNX_INT8,
-    OPENVINO,
-    TORCH,
-    Embedder,
-    auto_backends,
-    resolve_model,
-)
+from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO, TORCH, auto_backends
+from explorer.model.embedder import Embedder, resolve_model
 from explorer.model.export import META_FILE, export_folder, load_meta
 
 TEXTS = [

@@ -285,3 +285,33 @@ def test_sentence_vectors_are_checked_when_first_used_and_survive_a_rebuild(inde
     assert not path.exists()
     spans = explain_match(opened, opened.embed_query("agents"), hit.paper_id).sentences
     assert spans  # the open index still reads the files it opened
+
+
+def test_the_manifest_reads_back_as_the_json_its_build_wrote(seeds_index: Path):
+    from explorer.artifacts.layout import PAPERS, SENTENCE_VECTORS
+    from explorer.artifacts.manifest import Manifest
+
+    text = (seeds_index / "manifest.json").read_text(encoding="utf-8")
+    manifest = store.read_manifest(seeds_index)
+    assert json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) == text
+    assert (manifest.count, manifest.model.dimension, manifest.index_type) == (71, 384, "flat")
+    assert manifest.model.fingerprint == resolve_model("default").fingerprint
+    assert (seeds_index / manifest.files[PAPERS].name).stat().st_size == manifest.files[PAPERS].size
+    assert SENTENCE_VECTORS in manifest.files and manifest.inputs == (str(SEEDS),)
+    # an older manifest (SHA-256 checksums, none of the later fields) and one from a newer
+    # version (a field and a model detail unknown here) give back what they hold, too
+    older = json.loads(text)
+    for name in ("notes", "sentence_splitter", "lexical", "corpus_hash"):
+        del older[name]
+    for entry in older["files"].values():
+        entry["sha256"] = "0" * 64
+        del entry["crc32"]
+    newer = json.loads(text)
+    newer["model"]["pooling"] = "mean"
+    newer["shards"] = [{"rows": 71}]
+    for data in (older, newer):
+        parsed = Manifest.from_dict(json.loads(json.dumps(data)), seeds_index / "manifest.json")
+        assert parsed.to_dict() == data and list(parsed.to_dict()) == list(data)
+    assert parsed.model.extra["pooling"] == "mean" and parsed.files[PAPERS].checksum[0] == "crc32"
+    with pytest.raises(AttributeError):
+        parsed.count = 3

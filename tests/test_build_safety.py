@@ -194,7 +194,8 @@ def test_an_index_folder_inside_the_corpus_is_not_read(tmp_path: Path):
 def test_loads_during_100_rebuilds_never_fail(index_copy: Path):
     found = store.load_artifacts(index_copy)
     arrays = {role: np.asarray(found.arrays[role]) for role in found.arrays}
-    kept = {k: v for k, v in found.manifest.items() if k not in ("files", "build_id", "count")}
+    kept = {k: v for k, v in found.manifest.to_dict().items()
+            if k not in ("files", "build_id", "count")}
     failures: list[str] = []
     loads = 0
     stop = threading.Event()
@@ -236,7 +237,7 @@ def test_new_folders_are_fsynced_in_their_parent(index_copy: Path, tmp_path: Pat
                                                             real(folder)))
     found = store.load_artifacts(index_copy)
     out = tmp_path / "new" / "out"
-    store.write_artifacts(out, found.papers, found.index, found.extras, dict(found.manifest))
+    store.write_artifacts(out, found.papers, found.index, found.extras, found.manifest.to_dict())
     assert {tmp_path, tmp_path / "new"} <= set(synced)
     checkpoint = Checkpoint(tmp_path / "other", "key")
     checkpoint.save(["a"], np.ones((1, 4), dtype=np.float32), {"id": "m"})

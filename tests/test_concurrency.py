@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.model.embedder import ONNX, ONNX_INT8, OPENVINO, TORCH, Embedder, resolve_model
+from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO, TORCH
+from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
 
 THREADS, PER_THREAD = 8, 20

@@ -95,9 +95,9 @@ def hnsw_explorer(venue_explorer: Explorer, tmp_path_factory) -> Explorer:  # no
     """test_search's venue/year index rebuilt as HNSW from the same inputs (nothing embedded)."""
     out = tmp_path_factory.mktemp("hnsw") / "index"
     shutil.copytree(venue_explorer.artifacts.folder, out)
-    report = build(venue_explorer.manifest["inputs"], out, "default", index_type=HNSW)
+    report = build(venue_explorer.manifest.inputs, out, "default", index_type=HNSW)
     assert report.embedded == 0 and report.index_type == HNSW
-    assert read_manifest(out)["index_type"] == HNSW
+    assert read_manifest(out).index_type == HNSW
     return Explorer.open(out)
 
 

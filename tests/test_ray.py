@@ -35,9 +35,9 @@ def test_ray_build_gives_the_local_index(local_ray, seeds_index: Path, tmp_path:
     assert ours.shape == theirs.shape
     np.testing.assert_allclose(ours, theirs, atol=2e-3)
     assert np.einsum("ij,ij->i", ours, theirs).min() > 0.9999
-    model = remote.manifest["model"]
-    assert model["backend"].startswith("ray:") and model["dimension"] == ours.shape[1]
-    assert model["fingerprint"] == local.manifest["model"]["fingerprint"]
+    model = remote.manifest.model
+    assert model.backend.startswith("ray:") and model.dimension == ours.shape[1]
+    assert model.fingerprint == local.manifest.model.fingerprint
 
 
 def test_unknown_engine_is_refused(tmp_path: Path):

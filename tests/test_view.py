@@ -8,6 +8,7 @@ import string
 
 import pytest
 
+from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.ui.links import Location
@@ -120,9 +121,9 @@ def test_facts_about_papers_and_the_index():
                   authors=("A", "B", "C", "D"), year=2020, venue="V",
                   sources=("data/x.jsonl:1", "data/x.jsonl:9"))
     assert meta_parts(paper) == ["V", "2020", "A, B, C et al.", "from x.jsonl"]
-    facts = loaded_facts({"count": 91908, "built_at": "2026-11-29T23:22:33+0000",
-                          "model": {"id": "sentence-transformers/all-MiniLM-L6-v2", "dimension": 384},
-                          "index_type": "flat", "inputs": ["seeds"]})
+    facts = loaded_facts(_manifest(count=91908, built_at="2026-11-29T23:22:33+0000",
+                                   model=ModelInfo(384, "sentence-transformers/all-MiniLM-L6-v2"),
+                                   index_type="flat", inputs=("seeds",)))
     assert facts["papers"] == "91,908" and facts["model"] == "all-MiniLM-L6-v2"
     assert facts["built"] == "2026-11-29 23:22 UTC"
 
@@ -182,7 +183,7 @@ def test_web_users_see_paths_relative_to_the_corpus_root():
     paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a",
                   sources=("/srv/data/corpus/sub/b.csv:7", "/srv/data/corpus/a.jsonl#3"))
     assert public_paper(paper, "/srv/data/corpus").sources == ("sub/b.csv:7", "a.jsonl#3")
-    manifest = {"inputs": ["/srv/data/corpus"]}
+    manifest = _manifest(inputs=("/srv/data/corpus",))
     assert public_hint("/srv/index", manifest, "/srv/data/corpus") == "explorer build corpus --out index"
 
 
@@ -202,8 +203,15 @@ def test_only_plain_web_addresses_are_links():
 
 
 def test_a_build_is_told_apart_by_its_id_or_manifest():
-    assert build_key({"build_id": "b1"}) == "b1"
-    assert build_key({"count": 1}) != build_key({"count": 2})
+    assert build_key(_manifest(build_id="b1")) == "b1"
+    assert build_key(_manifest(count=1)) != build_key(_manifest(count=2))
+
+
+def _manifest(**fields) -> Manifest:
+    """A manifest with just the fields a test gives (and placeholders for the required ones)."""
+    required = {"format_version": 1, "count": 0, "index_type": "flat", "model": ModelInfo(1),
+                "files": {}}
+    return Manifest(**{**required, **fields})
 
 
 def test_filters_picked_in_the_sidebar_set_the_location():

@@ -5,14 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 
 from explorer import files
+from explorer.artifacts.manifest import FileEntry
 from explorer.errors import IndexInvalidError
 
-Opened = dict[str, tuple[Path, dict[str, Any], BinaryIO]]  # role -> (path, entry, handle)
+Opened = dict[str, tuple[Path, FileEntry, BinaryIO]]  # role -> (path, entry, handle)
 
 
 class Arrays(Mapping[str, np.ndarray]):
@@ -72,11 +73,11 @@ def read_array(handle: BinaryIO) -> np.ndarray:
     return np.load(handle, allow_pickle=False)
 
 
-def check_sum(handle: BinaryIO, path: Path, entry: dict[str, Any], hint: str) -> None:
+def check_sum(handle: BinaryIO, path: Path, entry: FileEntry, hint: str) -> None:
     """Refuse the file read from `handle` unless it has the checksum `entry` records."""
-    kind = "crc32" if "crc32" in entry else "sha256"  # indexes built before 2026-11-30: sha256
+    kind, expected = entry.checksum
     handle.seek(0)
-    if files.checksum_stream(handle, kind) != entry.get(kind):
+    if files.checksum_stream(handle, kind) != expected:
         raise IndexInvalidError(
             f"{path} fails its checksum: the file is corrupted. Rebuild the index: `{hint}`."
         )

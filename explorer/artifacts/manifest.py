@@ -1,35 +1,210 @@
-"""What a manifest may hold: every field of the right type, file names plain names in the folder.
+"""The manifest of an index folder: read, checked field by field, and typed (`Manifest`).
 
 An index folder can come from anywhere (copied, downloaded, edited), so a manifest is checked
 field by field before anything reads it; a bad one is refused with the command to rebuild.
+Everyone else reads the manifest through the frozen `Manifest`, never as a dict; `to_dict`
+gives back the JSON a build writes (the artifact format). File and array names: layout.py.
 """
 
 from __future__ import annotations
 
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from explorer.errors import IndexInvalidError
+from explorer.artifacts.layout import MANIFEST, REQUIRED
+from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
 
+FORMAT_VERSION = 1
 # field -> type; the first ones are required (every build has written them)
 FIELDS: dict[str, type] = {
     "format_version": int, "count": int, "index_type": str, "model": dict, "files": dict,
     "build_id": str, "inputs": list, "built_at": str, "metric": str, "records": int,
     "duplicates_merged": int, "skipped": dict, "corpus_hash": str, "sentences": bool,
-    "versions": dict, "machine": str,
+    "versions": dict, "machine": str, "notes": dict, "sentence_splitter": int, "lexical": dict,
 }
 REQUIRED_FIELDS = ("format_version", "count", "index_type", "model", "files")
-MODEL_FIELDS: dict[str, type] = {"dimension": int, "id": str, "fingerprint": str, "path": str}
+MODEL_FIELDS: dict[str, type] = {"dimension": int, "id": str, "fingerprint": str, "path": str,
+                                 "max_seq_length": int, "normalized": bool, "backend": str,
+                                 "precision": str}
 CHECKSUMS = ("crc32", "sha256")
+# The order a build writes the fields in (to_dict keeps it; fields unknown here come last).
+_ORDER = ("built_at", "inputs", "model", "metric", "records", "duplicates_merged", "skipped",
+          "notes", "versions", "machine", "corpus_hash", "index_type", "sentences",
+          "sentence_splitter", "lexical", "format_version", "build_id", "count", "files")
+_MODEL_ORDER = ("id", "fingerprint", "dimension", "max_seq_length", "normalized", "backend",
+                "precision", "path")
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
 
-def rebuild_hint(folder: Path, manifest: dict[str, Any] | None = None) -> str:
-    """The command that rebuilds the index in `folder` (from the manifest's inputs if valid)."""
-    inputs = (manifest or {}).get("inputs") if isinstance(manifest, dict) else None
-    if not (isinstance(inputs, list) and inputs and all(isinstance(i, str) for i in inputs)):
-        inputs = ["seeds"]
-    return f"explorer build {' '.join(inputs)} --out {folder}"
+@dataclass(frozen=True)
+class FileEntry:
+    """A file of the index: its plain name in the folder, its size and its checksum."""
+
+    name: str
+    size: int
+    crc32: str | None = None
+    sha256: str | None = None  # indexes built before 2026-11-30
+    extra: Mapping[str, Any] = field(default_factory=lambda: _NONE)
+
+    @property
+    def checksum(self) -> tuple[str, str | None]:
+        """(kind, hex digest): the CRC-32 when recorded, else the SHA-256."""
+        return ("crc32", self.crc32) if self.crc32 is not None else ("sha256", self.sha256)
+
+    def to_dict(self) -> dict[str, Any]:
+        known = {"name": self.name, "bytes": self.size, "crc32": self.crc32, "sha256": self.sha256}
+        return _with_extra({k: v for k, v in known.items() if v is not None}, self.extra)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The model that made the vectors and how it ran (None: not recorded)."""
+
+    dimension: int
+    model_id: str | None = None
+    fingerprint: str | None = None
+    path: str | None = None
+    max_seq_length: int | None = None
+    normalized: bool | None = None
+    backend: str | None = None
+    precision: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: _NONE)
+
+    def to_dict(self) -> dict[str, Any]:
+        values = {"id": self.model_id, "fingerprint": self.fingerprint,
+                  "dimension": self.dimension, "max_seq_length": self.max_seq_length,
+                  "normalized": self.normalized, "backend": self.backend,
+                  "precision": self.precision, "path": self.path}
+        return _with_extra({k: values[k] for k in _MODEL_ORDER if values[k] is not None},
+                           self.extra)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """manifest.json, checked and typed (None: a field the build that wrote it did not record).
+
+    `from_dict` parses and validates; `to_dict` gives back the JSON a build writes."""
+
+    format_version: int
+    count: int
+    index_type: str
+    model: ModelInfo
+    files: Mapping[str, FileEntry]
+    build_id: str | None = None
+    built_at: str | None = None
+    inputs: tuple[str, ...] | None = None
+    metric: str | None = None
+    records: int | None = None
+    duplicates_merged: int | None = None
+    skipped: Mapping[str, Any] | None = None
+    notes: Mapping[str, Any] | None = None
+    versions: Mapping[str, Any] | None = None
+    machine: str | None = None
+    corpus_hash: str | None = None
+    sentences: bool | None = None
+    sentence_splitter: int | None = None
+    lexical: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: _NONE)
+
+    @classmethod
+    def from_dict(cls, data: Any, path: Path) -> Manifest:
+        """The manifest read from `path` (manifest.json); IndexInvalidError with the command to
+        rebuild unless `data` is a valid manifest of FORMAT_VERSION."""
+        check_manifest(data, path, FORMAT_VERSION, REQUIRED)
+        data = copy.deepcopy(data)  # a dict: checked above
+        values = {name: data[name] for name in _ORDER if name in data}
+        values.update({name: MappingProxyType(data[name]) for name in _MAPPINGS if name in data})
+        if "inputs" in data:
+            values["inputs"] = tuple(data["inputs"])
+        values["model"] = ModelInfo(**_fields(data["model"], _MODEL_NAMES),
+                                    extra=_rest(data["model"], _MODEL_NAMES))
+        values["files"] = MappingProxyType({
+            role: FileEntry(**_fields(entry, _FILE_NAMES), extra=_rest(entry, _FILE_NAMES))
+            for role, entry in data["files"].items()})
+        return cls(**values, extra=_rest(data, _ORDER))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as JSON data, fields in the order a build writes them."""
+        values = {name: getattr(self, name) for name in _ORDER}
+        values.update({name: _plain(values[name]) for name in (*_MAPPINGS, "inputs")})
+        values["model"] = self.model.to_dict()
+        values["files"] = {role: entry.to_dict() for role, entry in self.files.items()}
+        return _with_extra({k: v for k, v in values.items() if v is not None}, self.extra)
+
+    def rebuild_hint(self, folder: Path) -> str:
+        """The command that rebuilds the index in `folder` from the inputs it was built from."""
+        return _command(folder, self.inputs)
+
+
+_MAPPINGS = ("skipped", "notes", "versions", "lexical")
+_MODEL_NAMES = {**{name: name for name in MODEL_FIELDS}, "id": "model_id"}  # key -> attribute
+_FILE_NAMES = {"name": "name", "bytes": "size", "crc32": "crc32", "sha256": "sha256"}
+
+
+def _fields(data: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """{attribute: value} for the keys of `data` named in `names` (key -> attribute)."""
+    return {names[key]: value for key, value in data.items() if key in names}
+
+
+def _rest(data: dict[str, Any], known: Iterable[str]) -> Mapping[str, Any]:
+    """The fields of `data` this version does not know, kept so that to_dict gives them back."""
+    known = set(known)
+    rest = {key: value for key, value in data.items() if key not in known}
+    return MappingProxyType(rest) if rest else _NONE
+
+
+def _with_extra(values: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    return {**values, **copy.deepcopy(dict(extra))} if extra else values
+
+
+def _plain(value: Any) -> Any:
+    """A tuple as a list, a mapping as a dict of its own (for JSON); anything else as it is."""
+    if isinstance(value, tuple):
+        return list(value)
+    return copy.deepcopy(dict(value)) if isinstance(value, Mapping) else value
+
+
+def rebuild_hint(folder: Path, manifest: Manifest | None = None) -> str:
+    """The command that rebuilds the index in `folder` (from its manifest's inputs, if known)."""
+    return _command(folder, None if manifest is None else manifest.inputs)
+
+
+def _command(folder: Path, inputs: object) -> str:
+    paths = list(inputs) if isinstance(inputs, (list, tuple)) else []
+    if not (paths and all(isinstance(path, str) for path in paths)):
+        paths = ["seeds"]
+    return f"explorer build {' '.join(paths)} --out {folder}"
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The manifest alone (cheap), with every field checked: raises IndexMissingError /
+    IndexInvalidError."""
+    path = folder / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise IndexMissingError(
+            f"No index in {folder}/ (no {MANIFEST}). Build one first: "
+            f"`{rebuild_hint(folder)}`."
+        ) from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise IndexInvalidError(
+            f"{path} is corrupted or unreadable ({exc}). Rebuild the index: "
+            f"`{rebuild_hint(folder)}`."
+        ) from exc
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise IndexInvalidError(
+            f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
+        ) from exc
+    return Manifest.from_dict(data, path)
 
 
 def is_plain_name(name: object) -> bool:
@@ -44,7 +219,7 @@ def check_manifest(manifest: object, path: Path, version: int, roles: tuple[str,
     problem = _problem(manifest, version, roles)
     if problem:
         valid = isinstance(manifest, dict) and _problem_in(manifest, "inputs") is None
-        hint = rebuild_hint(path.parent, manifest if valid else None)
+        hint = _command(path.parent, manifest.get("inputs") if valid else None)
         raise IndexInvalidError(f"{path} is not a valid Paper Explorer manifest of format "
                                 f"{version} ({problem}). Rebuild the index: `{hint}`.")
 
@@ -52,11 +227,11 @@ def check_manifest(manifest: object, path: Path, version: int, roles: tuple[str,
 def _problem(manifest: object, version: int, roles: tuple[str, ...]) -> str | None:
     if not isinstance(manifest, dict):
         return "not a JSON object"
-    for field in REQUIRED_FIELDS:
-        if field not in manifest:
-            return f"no {field!r}"
-    for field in FIELDS:
-        problem = _problem_in(manifest, field)
+    for field_name in REQUIRED_FIELDS:
+        if field_name not in manifest:
+            return f"no {field_name!r}"
+    for field_name in FIELDS:
+        problem = _problem_in(manifest, field_name)
         if problem:
             return problem
     if manifest["format_version"] != version:
@@ -68,18 +243,18 @@ def _problem(manifest: object, version: int, roles: tuple[str, ...]) -> str | No
     return _model_problem(manifest["model"]) or _files_problem(manifest["files"], roles)
 
 
-def _problem_in(manifest: dict, field: str) -> str | None:
-    if field in manifest and not _is(manifest[field], FIELDS[field]):
-        return f"{field!r} is not of type {FIELDS[field].__name__}"
-    if field == "inputs" and not all(isinstance(i, str) for i in manifest.get("inputs", [])):
+def _problem_in(manifest: dict, field_name: str) -> str | None:
+    if field_name in manifest and not _is(manifest[field_name], FIELDS[field_name]):
+        return f"{field_name!r} is not of type {FIELDS[field_name].__name__}"
+    if field_name == "inputs" and not all(isinstance(i, str) for i in manifest.get("inputs", [])):
         return "'inputs' holds something other than paths"
     return None
 
 
 def _model_problem(model: dict) -> str | None:
-    for field, kind in MODEL_FIELDS.items():
-        if (field in model or field == "dimension") and not _is(model.get(field), kind):
-            return f"model {field!r} is not of type {kind.__name__}"
+    for name, kind in MODEL_FIELDS.items():
+        if (name in model or name == "dimension") and not _is(model.get(name), kind):
+            return f"model {name!r} is not of type {kind.__name__}"
     return None if model["dimension"] > 0 else "a model dimension below 1"
 
 

@@ -1,15 +1,15 @@
 """The artifacts folder: a manifest plus per-build files, written atomically, checked on load.
 
 Every build writes its files under new names (``papers-<build>.jsonl``, ``index-<build>.faiss``,
-``extras-<build>.json``) and then replaces ``manifest.json`` in one rename. Until that rename
-the old manifest still names the old, untouched files, so a crash never breaks a good index.
+``extras-<build>.json``; layout.py names them) and then replaces ``manifest.json`` in one
+rename. Until that rename the old manifest still names the old, untouched files, so a crash
+never breaks a good index.
 Before writing, a build records the names it is about to write in ``.written.json``: only
 files recorded there or named by a manifest of this index are ever deleted.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import secrets
@@ -23,24 +23,33 @@ import numpy as np
 
 from explorer import files
 from explorer.artifacts.arrays import Arrays, Opened, check_sum, read_array
-from explorer.artifacts.manifest import check_manifest, is_plain_name, rebuild_hint
-from explorer.corpus.papers import Paper, json_line
+from explorer.artifacts.layout import (
+    EXTRAS,
+    INDEX,
+    MANIFEST,
+    ON_DEMAND,
+    PAPERS,
+    REQUIRED,
+    WRITTEN,
+    file_names,
+)
+from explorer.artifacts.manifest import (
+    FORMAT_VERSION,
+    FileEntry,
+    Manifest,
+    is_plain_name,
+    read_manifest,
+    rebuild_hint,
+)
+from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.files import atomic_write, file_checksum
 from explorer.index.dense import VectorIndex
 
-__all__ = ["Artifacts", "Arrays", "atomic_write", "file_checksum", "index_files", "load_artifacts",
-           "paper_lines", "read_manifest", "rebuild_hint", "verify_files", "write_artifacts"]
+__all__ = ["Artifacts", "Arrays", "Manifest", "index_files", "load_artifacts", "paper_lines",
+           "read_manifest", "rebuild_hint", "verify_files", "write_artifacts"]
 
-FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
-WRITTEN = ".written.json"  # names this index's builds wrote (or were about to write)
-REQUIRED = ("papers", "index", "extras")
-# Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
-# and at 106k papers they are 475 MB, +0.7 s on every cold start.
-ON_DEMAND = ("sentence_table", "sentence_vectors")
 LOAD_ATTEMPTS = 5  # a load that loses a race with finishing builds reads the manifest again
-
 
 
 @dataclass
@@ -48,7 +57,7 @@ class Artifacts:
     """A loaded, checked index folder."""
 
     folder: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     papers: list[Paper]
     index: VectorIndex
     extras: dict[str, Any]
@@ -60,37 +69,34 @@ def write_artifacts(
     papers: list[Paper],
     index: VectorIndex,
     extras: dict[str, Any],
-    manifest: dict[str, Any],
+    fields: Mapping[str, Any],
     arrays: dict[str, np.ndarray] | None = None,
     lines: list[str] | None = None,
-) -> dict[str, Any]:
-    """Write papers, index, extras and named arrays under fresh names, then the manifest last.
+) -> Manifest:
+    """Write papers, index, extras and named arrays under fresh names, then the manifest last:
+    `fields` (what the build records: Manifest.to_dict() keys) plus the format, build id,
+    count and files. Returns the manifest written.
 
     The caller holds the folder's lock (`files.FolderLock`; `build` does).
     `lines`: the papers already serialised by `paper_lines` (saves doing it twice)."""
     files.make_dirs(folder)
     build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-    names = {"papers": f"papers-{build_id}.jsonl", "index": f"index-{build_id}.faiss",
-             "extras": f"extras-{build_id}.json"}
-    names.update({role: f"array-{role}-{build_id}.npy" for role in arrays or {}})
+    names = file_names(build_id, arrays or {})
     owned = _owned(folder)
     _record_written(folder, owned | set(names.values()))  # before any of them exists
     text = "".join(paper_lines(papers) if lines is None else lines)
-    atomic_write(folder / names["papers"], lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    atomic_write(folder / names["index"], index.save)
+    atomic_write(folder / names[PAPERS], lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(folder / names[INDEX], index.save)
     extras_text = json.dumps(extras, ensure_ascii=False)
-    atomic_write(folder / names["extras"],
+    atomic_write(folder / names[EXTRAS],
                  lambda tmp: tmp.write_text(extras_text, encoding="utf-8"))
     for role, array in (arrays or {}).items():
         atomic_write(folder / names[role], lambda tmp, a=array: _save_array(tmp, a))
-    manifest = {
-        **manifest,
-        "format_version": FORMAT_VERSION,
-        "build_id": build_id,
-        "count": len(papers),
+    manifest = Manifest.from_dict({
+        **fields, "format_version": FORMAT_VERSION, "build_id": build_id, "count": len(papers),
         "files": {role: _describe(folder / name) for role, name in names.items()},
-    }
-    text = json.dumps(manifest, indent=2, ensure_ascii=False)
+    }, folder / MANIFEST)
+    text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False)
     atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _remove_stale(folder, owned, keep=set(names.values()))
     _record_written(folder, set(names.values()))
@@ -101,32 +107,6 @@ def paper_lines(papers: Iterable[Paper]) -> list[str]:
     """One JSON line per paper, as the papers file holds them."""
     encode = json.JSONEncoder(ensure_ascii=False).encode
     return [encode(p.to_dict()) + "\n" for p in papers]
-
-
-def read_manifest(folder: Path) -> dict[str, Any]:
-    """The manifest alone (cheap), with every field checked: raises IndexMissingError /
-    IndexInvalidError."""
-    path = folder / MANIFEST
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        raise IndexMissingError(
-            f"No index in {folder}/ (no {MANIFEST}). Build one first: "
-            f"`{rebuild_hint(folder)}`."
-        ) from None
-    except (UnicodeDecodeError, OSError) as exc:
-        raise IndexInvalidError(
-            f"{path} is corrupted or unreadable ({exc}). Rebuild the index: "
-            f"`{rebuild_hint(folder)}`."
-        ) from exc
-    try:
-        manifest = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-        raise IndexInvalidError(
-            f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
-        ) from exc
-    check_manifest(manifest, path, FORMAT_VERSION, REQUIRED)
-    return manifest
 
 
 def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
@@ -146,26 +126,26 @@ def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _moved_on(folder: Path, manifest: dict[str, Any]) -> bool:
+def _moved_on(folder: Path, manifest: Manifest) -> bool:
     """True when the folder's manifest is no longer `manifest` (a build replaced it)."""
     try:
-        return read_manifest(folder).get("build_id") != manifest.get("build_id")
+        return read_manifest(folder).build_id != manifest.build_id
     except (IndexInvalidError, IndexMissingError):
         return False
 
 
-def _load(folder: Path, manifest: dict[str, Any], papers: bool) -> Artifacts:
-    hint = rebuild_hint(folder, manifest)
+def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
+    hint = manifest.rebuild_hint(folder)
     opened = _open_files(folder, manifest)  # every file at once, right after the manifest
     try:
         _check_files(opened, hint, later=ON_DEMAND)
-        records = _load_papers(*opened["papers"][::2], hint) if papers else []
-        index, extras, arrays = _load_rest(folder, opened, manifest["index_type"], hint)
+        records = _load_papers(*opened[PAPERS][::2], hint) if papers else []
+        index, extras, arrays = _load_rest(folder, opened, manifest.index_type, hint)
     finally:
         for role, (_, _, handle) in opened.items():
             if role not in ON_DEMAND:
                 handle.close()
-    expected = (manifest["count"], manifest["model"].get("dimension"))
+    expected = (manifest.count, manifest.model.dimension)
     count = len(records) if papers else expected[0]
     if (count, index.count, index.dimension) != (expected[0], expected[0], expected[1]):
         raise IndexInvalidError(
@@ -179,13 +159,13 @@ def _load(folder: Path, manifest: dict[str, Any], papers: bool) -> Artifacts:
 def _load_rest(folder: Path, opened: Opened, kind: str, hint: str
                ) -> tuple[VectorIndex, dict[str, Any], Arrays]:
     """The checked index, extras and named arrays of a folder, read from open handles."""
-    path, _, handle = opened["index"]
+    path, _, handle = opened[INDEX]
     try:
         index = VectorIndex.load(_reopenable(path, handle), kind)
     except RuntimeError as exc:
         raise IndexInvalidError(f"FAISS cannot read the index in {folder} ({exc}). "
                                 f"Rebuild: `{hint}`.") from exc
-    path, _, handle = opened["extras"]
+    path, _, handle = opened[EXTRAS]
     handle.seek(0)
     try:
         extras = json.loads(handle.read().decode("utf-8"))
@@ -211,41 +191,41 @@ def _save_array(path: Path, array: np.ndarray) -> None:
         np.save(handle, array, allow_pickle=False)
 
 
-def verify_files(folder: Path, manifest: dict[str, Any], later: Iterable[str] = ()
-                 ) -> dict[str, Any]:
+def verify_files(folder: Path, manifest: Manifest, later: Iterable[str] = ()
+                 ) -> Mapping[str, FileEntry]:
     """Check every file the manifest names (presence, size, checksum); returns the entries.
 
     Files of the roles in `later` get presence and size only: their reader checks the rest."""
     opened = _open_files(folder, manifest)
     try:
-        _check_files(opened, rebuild_hint(folder, manifest), later=tuple(later))
+        _check_files(opened, manifest.rebuild_hint(folder), later=tuple(later))
     finally:
         for _, _, handle in opened.values():
             handle.close()
-    return manifest["files"]
+    return manifest.files
 
 
-def _open_files(folder: Path, manifest: dict[str, Any]) -> Opened:
+def _open_files(folder: Path, manifest: Manifest) -> Opened:
     """A read handle on every file the manifest names (all or none)."""
     opened: Opened = {}
     try:
-        for role, entry in manifest["files"].items():
-            path = folder / entry["name"]
+        for role, entry in manifest.files.items():
+            path = folder / entry.name
             opened[role] = (path, entry, path.open("rb"))
     except OSError as exc:
         for _, _, handle in opened.values():
             handle.close()
         raise IndexInvalidError(f"{path} is missing or unreadable ({exc.strerror}). Rebuild "
-                                f"the index: `{rebuild_hint(folder, manifest)}`.") from None
+                                f"the index: `{manifest.rebuild_hint(folder)}`.") from None
     return opened
 
 
 def _check_files(opened: Opened, hint: str, later: tuple[str, ...]) -> None:
     for role, (path, entry, handle) in opened.items():
         size = os.fstat(handle.fileno()).st_size
-        if size != entry["bytes"]:
+        if size != entry.size:
             raise IndexInvalidError(
-                f"{path} is truncated or changed ({size} bytes, expected {entry['bytes']}). "
+                f"{path} is truncated or changed ({size} bytes, expected {entry.size}). "
                 f"Rebuild the index: `{hint}`."
             )
         if role not in later:
@@ -253,19 +233,16 @@ def _check_files(opened: Opened, hint: str, later: tuple[str, ...]) -> None:
 
 
 def _load_papers(path: Path, handle: BinaryIO, hint: str) -> list[Paper]:
+    """The papers file read from `handle` (the caller closes it)."""
+    errors = files.ReadErrors(IndexInvalidError, fix=f"Rebuild: `{hint}`.")
     papers = []
-    handle.seek(0)
-    text = io.TextIOWrapper(handle, encoding="utf-8")
-    try:
-        for number, line in enumerate(text, start=1):
-            try:
-                papers.append(Paper.from_dict(json_line(line.strip())))
-            except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
-                raise IndexInvalidError(
-                    f"{path}:{number} is not a valid paper record ({exc}). Rebuild: `{hint}`."
-                ) from exc
-    finally:
-        text.detach()  # the caller closes the handle
+    for number, record in files.read_jsonl(path, None, errors, handle=handle):
+        try:
+            papers.append(Paper.from_dict(record))
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+            raise IndexInvalidError(
+                f"{path}:{number} is not a valid paper record ({exc}). Rebuild: `{hint}`."
+            ) from exc
     return papers
 
 
@@ -288,7 +265,7 @@ def _owned(folder: Path) -> set[str]:
     except (OSError, ValueError, TypeError):
         pass
     try:
-        names.update(entry["name"] for entry in read_manifest(folder)["files"].values())
+        names.update(entry.name for entry in read_manifest(folder).files.values())
     except (IndexMissingError, IndexInvalidError):
         pass
     return names

@@ -6,13 +6,22 @@ import hashlib
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from explorer.artifacts.layout import (
+    MAP,
+    PAIR_QUANTILES,
+    SENTENCE_TABLE,
+    SENTENCE_VECTORS,
+    TEXT_HASHES,
+)
+from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import (
     index_files,
     load_artifacts,
@@ -22,7 +31,9 @@ from explorer.artifacts.store import (
     write_artifacts,
 )
 from explorer.build.checkpoint import BLOCK, Checkpoint
+from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
+from explorer.build.report import BuildReport
 from explorer.corpus.papers import CorpusReport, Paper, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
 from explorer.errors import CorpusError, ExplorerError
@@ -30,49 +41,15 @@ from explorer.files import FolderLock
 from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
-from explorer.model.embedder import Embedder, ModelSpec, resolve_model
+from explorer.model.embedder import ModelSpec, resolve_model
 from explorer.settings import DEFAULT_BATCH_SIZE
 
-Progress = Callable[[str, int, int], None]
-
 AUTO = "auto"
-TEXT_HASHES = "text_hashes"  # array: the SHA-256 of each paper's embedded text, (n, 32) uint8
 HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
 PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 # How long a build waits for another build of the same folder (`make run` twice) before it
 # stops and says so; one that gets the lock after waiting usually finds the index up to date.
 LOCK_WAIT = 60.0
-
-
-@dataclass
-class BuildReport:
-    """What a build did, for the summary line and for tests."""
-
-    papers: int
-    records: int
-    duplicates_merged: int
-    skipped: dict[str, int]
-    embedded: int
-    reused: int
-    model_id: str
-    index_type: str
-    seconds: float
-    up_to_date: bool = False
-    folder: Path = field(default_factory=Path)
-    notes: dict[str, int] = field(default_factory=dict)  # values dropped from kept records
-
-    def summary(self) -> str:
-        skipped = sum(self.skipped.values())
-        reasons = ", ".join(f"{n} {why}" for why, n in self.skipped.items())
-        state = "already up to date" if self.up_to_date else f"written to {self.folder}/"
-        notes = "; ".join(f"{n} {why}" for why, n in self.notes.items())
-        return (
-            f"{self.papers} papers from {self.records} records ({self.duplicates_merged} "
-            f"duplicates merged, {skipped} skipped{': ' + reasons if reasons else ''}); "
-            f"embedded {self.embedded}, reused {self.reused}; model {self.model_id}; "
-            f"{self.index_type} index {state} in {self.seconds:.1f} s"
-            + (f"; noted: {notes}" if notes else "")
-        )
 
 
 def build(
@@ -98,12 +75,7 @@ def build(
     `max_file_bytes` bounds each input file, decompressed (default: the corpus reader's).
     """
     started = time.perf_counter()
-    corpus = read_corpus(inputs, exclude=_not_read(inputs, out), max_file_bytes=max_file_bytes)
-    if not corpus.papers:
-        raise CorpusError(
-            f"No papers with text in {', '.join(map(str, inputs))} "
-            f"({corpus.records} records read). Point to files that contain abstracts."
-        )
+    corpus = _read(inputs, out, max_file_bytes)
     spec = resolve_model(model)
     kind = _choose_index_type(index_type, len(corpus.papers))
     report = BuildReport(
@@ -114,20 +86,30 @@ def build(
     )
     with FolderLock(out, wait):
         _build_locked(inputs, out, corpus, spec, report, sentences,
-                      _LazyEmbedder(spec, batch_size, progress, engine))
+                      LazyEmbedder(spec, batch_size, progress, engine))
     report.seconds = time.perf_counter() - started
     return report
 
 
+def _read(inputs: Sequence[str | Path], out: Path, max_file_bytes: int | None) -> CorpusReport:
+    """The papers of `inputs` (never the index's own files); CorpusError when there are none."""
+    corpus = read_corpus(inputs, exclude=_not_read(inputs, out), max_file_bytes=max_file_bytes)
+    if not corpus.papers:
+        raise CorpusError(
+            f"No papers with text in {', '.join(map(str, inputs))} "
+            f"({corpus.records} records read). Point to files that contain abstracts."
+        )
+    return corpus
+
+
 def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
                   spec: ModelSpec, report: BuildReport, sentences: bool,
-                  embedder: _LazyEmbedder) -> None:
+                  embedder: LazyEmbedder) -> None:
     """The build proper, under the folder lock: fills in `report`."""
     lines = paper_lines(corpus.papers)
     corpus_hash = hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
-    settings = {"corpus_hash": corpus_hash, "index_type": report.index_type,
-                "sentences": sentences, "sentence_splitter": SPLITTER_VERSION,
-                "lexical": LEXICAL_SETTINGS}
+    settings = _Settings(corpus_hash, report.index_type, sentences, SPLITTER_VERSION,
+                         LEXICAL_SETTINGS)
     if _is_current(out, spec, settings):
         report.up_to_date, report.reused = True, len(corpus.papers)
         return
@@ -140,57 +122,16 @@ def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
                                         dtype=np.uint8).reshape(len(corpus.papers), 32)
     index = VectorIndex.build(vectors, report.index_type)
-    extras = {"pair_quantiles": pair_quantiles(vectors), "map": _map(corpus.papers, vectors,
-                                                                     previous)}
+    extras = {PAIR_QUANTILES: pair_quantiles(vectors), MAP: _map(corpus.papers, vectors, previous)}
     reused_only = previous is not None and not embedder.loaded
-    model_info = previous.manifest["model"] if reused_only else embedder.info
-    manifest = _manifest(inputs, corpus, model_info, spec)
-    write_artifacts(out, corpus.papers, index, extras, {**manifest, **settings}, arrays, lines)
+    model_info = previous.manifest.model.to_dict() if reused_only else embedder.info
+    fields = {**_manifest(inputs, corpus, model_info, spec), **asdict(settings)}
+    write_artifacts(out, corpus.papers, index, extras, fields, arrays, lines)
     checkpoint.clear()
     report.reused = len(corpus.papers) - report.embedded
 
 
-class _LazyEmbedder:
-    """Loads the model only when something actually needs embedding."""
-
-    def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None,
-                 engine: str = "local") -> None:
-        self.spec, self.batch_size, self.progress = spec, batch_size, progress
-        self.engine = engine  # 'local' or 'ray' (explorer/distributed.py)
-        self._embedder: Embedder | None = None
-
-    @property
-    def loaded(self) -> bool:
-        return self._embedder is not None
-
-    @property
-    def info(self) -> dict:
-        return self._get().info
-
-    def embed(self, phase: str, texts: list[str], done: int = 0, total: int | None = None
-              ) -> np.ndarray:
-        """Embed `texts` -> float32 (n, d), reporting progress under `phase` (counting from
-        `done` of `total`, for callers that embed in blocks)."""
-        total = len(texts) if total is None else total
-
-        def step(count: int) -> None:
-            nonlocal done
-            done += count
-            if self.progress:
-                self.progress(phase, done, total)
-
-        return self._get().embed_documents(texts, progress=step)
-
-    def _get(self) -> Embedder:
-        if self._embedder is None:
-            from explorer.model.distributed import create_embedder
-
-            self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
-                                             engine=self.engine)
-        return self._embedder
-
-
-def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: _LazyEmbedder,
+def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: LazyEmbedder,
                    checkpoint: Checkpoint) -> tuple[np.ndarray, int]:
     """Vectors (n, d) for `papers`, reusing the previous build's and an interrupted build's
     by text hash; and how many were embedded by this build (resumed ones included)."""
@@ -214,23 +155,23 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: _L
 
 
 def _sentence_arrays(papers: list[Paper], previous: _Previous | None,
-                     embedder: _LazyEmbedder) -> dict[str, np.ndarray]:
+                     embedder: LazyEmbedder) -> dict[str, np.ndarray]:
     table = sentence_table(papers)
     cached: dict[str, np.ndarray] = {}
-    if previous is not None and "sentence_vectors" in previous.arrays and (
-            previous.manifest.get("sentence_splitter") == SPLITTER_VERSION):
-        cached = per_paper(previous.text_hashes, previous.arrays["sentence_table"],
-                           previous.arrays["sentence_vectors"])
+    if previous is not None and SENTENCE_VECTORS in previous.arrays and (
+            previous.manifest.sentence_splitter == SPLITTER_VERSION):
+        cached = per_paper(previous.text_hashes, previous.arrays[SENTENCE_TABLE],
+                           previous.arrays[SENTENCE_VECTORS])
     vectors = embed_sentences(papers, table, lambda texts: embedder.embed("sentences", texts),
                               cached)
-    return {"sentence_table": table, "sentence_vectors": vectors}
+    return {SENTENCE_TABLE: table, SENTENCE_VECTORS: vectors}
 
 
 def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -> dict:
     """The corpus map: updated from the previous build's when little changed, else afresh."""
     if previous is None:
         return compute_map(papers, vectors)
-    return update_map(papers, vectors, previous.text_hashes, previous.extras.get("map"))
+    return update_map(papers, vectors, previous.text_hashes, previous.extras.get(MAP))
 
 
 def _not_read(inputs: Sequence[str | Path], out: Path) -> list[Path]:
@@ -250,14 +191,30 @@ def _choose_index_type(requested: str, count: int) -> str:
     return requested
 
 
-def _is_current(out: Path, spec: ModelSpec, settings: dict) -> bool:
+@dataclass(frozen=True)
+class _Settings:
+    """What, besides the model, a build must share with the index in its folder for that index
+    to be current; the manifest records each under its name."""
+
+    corpus_hash: str | None
+    index_type: str | None
+    sentences: bool | None
+    sentence_splitter: int | None
+    lexical: Mapping[str, Any] | None
+
+    @classmethod
+    def of(cls, manifest: Manifest) -> _Settings:
+        return cls(manifest.corpus_hash, manifest.index_type, manifest.sentences,
+                   manifest.sentence_splitter, manifest.lexical)
+
+
+def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
     """True when the folder already holds exactly this corpus, model and settings."""
     try:
         manifest = read_manifest(out)
     except ExplorerError:
         return False
-    if manifest.get("model", {}).get("fingerprint") != spec.fingerprint or any(
-            manifest.get(key) != value for key, value in settings.items()):
+    if manifest.model.fingerprint != spec.fingerprint or _Settings.of(manifest) != settings:
         return False
     try:
         verify_files(out, manifest)  # checksums last: they read every file
@@ -271,7 +228,7 @@ class _Previous:
     """What an update reuses from the build already in the folder; its paper records are not
     parsed: rows are matched by the stored text hashes."""
 
-    manifest: dict
+    manifest: Manifest
     vectors: np.ndarray  # (n, d)
     arrays: dict[str, np.ndarray]
     extras: dict
@@ -284,7 +241,7 @@ def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
         found = load_artifacts(out, papers=False)
     except ExplorerError:
         return None
-    if found.manifest.get("model", {}).get("fingerprint") != spec.fingerprint:
+    if found.manifest.model.fingerprint != spec.fingerprint:
         return None
     stored = found.arrays.get(TEXT_HASHES)
     if stored is not None and len(stored) == found.index.count:

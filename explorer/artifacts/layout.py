@@ -1,0 +1,35 @@
+"""What an index folder holds, by name: its files, their roles, and the named arrays.
+
+The one place these names are written down; the store, the build and the readers of the arrays
+(explanations, the app) ask here. The BM25 channel names its own arrays (index/lexical.py sits
+below this step and serialises itself); LEXICAL_PREFIX only points to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from explorer.index.lexical import ARRAY_PREFIX
+
+MANIFEST = "manifest.json"  # replaced last, in one rename, by every build
+WRITTEN = ".written.json"  # names this index's builds wrote (or were about to write)
+# Roles of the files a manifest names: three every index has, then one per named array.
+PAPERS, INDEX, EXTRAS = "papers", "index", "extras"
+REQUIRED = (PAPERS, INDEX, EXTRAS)
+SENTENCE_TABLE = "sentence_table"  # (m, 3) int32: paper row, start, end of each sentence
+SENTENCE_VECTORS = "sentence_vectors"  # (m, d) float16, in table order
+TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedded text
+LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, vocabulary
+# Keys of the extras file (JSON): percentiles of random pair cosines, and the corpus map.
+PAIR_QUANTILES, MAP = "pair_quantiles", "map"
+# Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
+# and at 106k papers they are 475 MB, +0.7 s on every cold start.
+ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS)
+
+
+def file_names(build_id: str, arrays: Iterable[str]) -> dict[str, str]:
+    """role -> the name a build writes that file under (new names for every build)."""
+    names = {PAPERS: f"papers-{build_id}.jsonl", INDEX: f"index-{build_id}.faiss",
+             EXTRAS: f"extras-{build_id}.json"}
+    names.update({role: f"array-{role}-{build_id}.npy" for role in arrays})
+    return names

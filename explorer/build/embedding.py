@@ -1,0 +1,51 @@
+"""The build's model: loaded only once something needs embedding, reporting progress by phase."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from explorer.model.embedder import Embedder, ModelSpec
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+class LazyEmbedder:
+    """Loads the model only when something actually needs embedding."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None,
+                 engine: str = "local") -> None:
+        self.spec, self.batch_size, self.progress = spec, batch_size, progress
+        self.engine = engine  # 'local' or 'ray' (explorer/model/distributed.py)
+        self._embedder: Embedder | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    @property
+    def info(self) -> dict:
+        return self._get().info
+
+    def embed(self, phase: str, texts: list[str], done: int = 0, total: int | None = None
+              ) -> np.ndarray:
+        """Embed `texts` -> float32 (n, d), reporting progress under `phase` (counting from
+        `done` of `total`, for callers that embed in blocks)."""
+        total = len(texts) if total is None else total
+
+        def step(count: int) -> None:
+            nonlocal done
+            done += count
+            if self.progress:
+                self.progress(phase, done, total)
+
+        return self._get().embed_documents(texts, progress=step)
+
+    def _get(self) -> Embedder:
+        if self._embedder is None:
+            from explorer.model.distributed import create_embedder
+
+            self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
+                                             engine=self.engine)
+        return self._embedder
