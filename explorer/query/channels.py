@@ -3,6 +3,9 @@
 A channel ranks every paper by one kind of evidence (the query vector, the query's words, a
 score computed elsewhere) and returns its best `depth` rows, best first, never a blocked one.
 Fusion, feedback and MMR (pipeline.py) only see those arrays, never what the channel is.
+
+`depth` is the candidate pool a channel returns (policy.Plan.depth: CANDIDATES when fusion or
+MMR re-orders the pool), not the result count `top_k` the caller asked for.
 """
 
 from __future__ import annotations

@@ -50,7 +50,9 @@ def absolute(ranked: Sequence[Ranked], weights: Sequence[float], request: Reques
 
 
 # How hybrid fuses its two channels (dense or scores first, then lexical), with their weights.
-# Not shipped yet: (absolute, (1.0, LEXICAL_WEIGHT)), see ranking.LEXICAL_WEIGHT.
+# ABSOLUTE_FUSION is ready but not shipped (ranking.LEXICAL_WEIGHT says what is measured);
+# switching is `HYBRID_FUSION = ABSOLUTE_FUSION` (tests/test_options.py checks the switch).
+# It would take recommend's SVM decision values as if they were cosines: measure that too.
 HYBRID_FUSION: tuple[Fusion, tuple[float, ...]] = (blend, (DENSE_WEIGHT, 1 - DENSE_WEIGHT))
 ABSOLUTE_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, LEXICAL_WEIGHT))
 
