@@ -6,14 +6,8 @@ import pytest
 
 from explorer.query import feedback
 from explorer.query.engine import Explorer, Filters
-from explorer.query.feedback import (
-    FEEDBACK_DOCS,
-    FEEDBACK_WEIGHT,
-    feedback_channel,
-    feedback_safe,
-    rocchio,
-)
-from explorer.query.ranking import CANDIDATES
+from explorer.query.feedback import FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedback_channel, feedback_safe
+from explorer.query.ranking import CANDIDATES, rocchio
 from tests.paraphrases import PARAPHRASES
 
 
