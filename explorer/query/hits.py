@@ -17,11 +17,12 @@ from explorer.corpus.papers import Paper
 class Filters:
     """Restrict results; empty fields mean no restriction. Years are inclusive.
 
-    `venues` and `sources` may be given as any collection of names (a tuple, a list); they are
-    kept as frozensets, so Filters are hashable and equal whatever order they were given in."""
+    `venues` and `sources` may be given as any collection of names (a set, a list); they are
+    kept as sorted tuples without repeats, so equal Filters are equal whatever order they were
+    given in, hash alike and serialise alike (a stable cache key)."""
 
-    venues: frozenset[str] = frozenset()
-    sources: frozenset[str] = frozenset()
+    venues: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
     year_min: int | None = None
     year_max: int | None = None
 
@@ -88,7 +89,8 @@ class FacetTable:
         if filters.year_max:
             mask &= (self.years <= filters.year_max) & (self.years > 0)
         if filters.sources:
-            mask &= np.array([bool(filters.sources & set(group)) for group in self.sources])
+            wanted = set(filters.sources)
+            mask &= np.array([not wanted.isdisjoint(group) for group in self.sources])
         return np.flatnonzero(mask)
 
     def blocked(self, filters: Filters | None, exclude: Collection[int] = ()) -> Blocked:
@@ -129,10 +131,10 @@ class Blocked:
         return np.setdiff1d(self.allowed, np.fromiter(self.excluded, dtype=np.int64))
 
 
-def _names(field: str, names: Collection[str]) -> frozenset[str]:
+def _names(field: str, names: Collection[str]) -> tuple[str, ...]:
     if isinstance(names, str):
         raise TypeError(f"Filters.{field} takes a collection of names, not the string {names!r}")
-    return frozenset(names)
+    return tuple(sorted(set(names)))
 
 
 def _file(source: str) -> str:
