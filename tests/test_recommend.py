@@ -4,16 +4,20 @@ import numpy as np
 import pytest
 
 from explorer.query.engine import Explorer, Filters
-from explorer.query.ranking import centroid_target, svm_scores
+from explorer.query.ranking import rocchio, svm_scores
 
 
 def test_centroid_target_by_hand():
     liked = np.array([[1, 0, 0], [0, 1, 0]], dtype=np.float32)
     disliked = np.array([[0, 0, 1]], dtype=np.float32)
-    target = centroid_target(liked, disliked, None)
+    target = rocchio(None, liked, 1.0, disliked=disliked)  # recommend's centroid
     expected = np.array([0.5, 0.5, -0.5]) / np.linalg.norm([0.5, 0.5, -0.5])
     assert target == pytest.approx(expected)
     assert np.linalg.norm(target) == pytest.approx(1.0)
+    steered = rocchio(np.array([0, 0, 1], dtype=np.float32), liked, 1.0, disliked=disliked)
+    assert steered == pytest.approx(np.array([1.0, 1.0, 1.0]) / np.sqrt(3))  # + the query
+    only_query = rocchio(np.array([0, 3, 4], dtype=np.float32), liked[:0], 1.0)
+    assert only_query == pytest.approx([0.0, 0.6, 0.8])
 
 
 def test_svm_separates_the_liked_cluster():

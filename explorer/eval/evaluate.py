@@ -33,7 +33,8 @@ SETS = {
     "sentences": ("queries_sentences.jsonl", "qrels_sentences.tsv"),
     "papers": ("queries_papers.jsonl", "qrels_papers.tsv"),
 }
-DEPTH = 100  # ranks scored (Recall@100 needs 100)
+TOP_K = 100  # ranks scored (Recall@100 needs 100)
+DEPTH = TOP_K  # its old name, still imported by benchmarks/quality/feedback_eval.py
 _CITATION = re.compile(r"\s*\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
 
@@ -176,7 +177,7 @@ def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MOD
 
 def _ranked(explorer: Explorer, query: Query, vector, mode: str, diverse: bool = False
             ) -> list[int]:
-    hits = explorer.rank(query.text, vector, DEPTH, mode=mode, diverse=diverse)
+    hits = explorer.rank(query.text, vector, TOP_K, mode=mode, diverse=diverse)
     return [explorer.row(hit.paper_id) for hit in hits]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -14,35 +15,29 @@ from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import split_sentences
-from explorer.errors import IndexInvalidError, ModelNotFoundError, UnknownPaperError
+from explorer.errors import IndexInvalidError, ModelNotFoundError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
-from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, resolve_model
-from explorer.query.feedback import feedback_channel
-from explorer.query.hits import FacetTable, Filters, Hit
-from explorer.query.ranking import (
-    CANDIDATES,
-    DENSE,
-    DENSE_WEIGHT,
-    HYBRID,
-    LEXICAL,
-    blend_fusion,
-    centroid_target,
-    check_mode,
-    mmr,
-    svm_scores,
-    top_rows,
+from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
+from explorer.query.channels import (
+    Channel,
+    DenseChannel,
+    LexicalChannel,
+    Ranked,
+    Request,
+    ScoreChannel,
 )
-from explorer.query.suggest import IdTable, close_ids
+from explorer.query.hits import FacetTable, Filters, Hit
+from explorer.query.options import QueryOptions
+from explorer.query.pipeline import run
+from explorer.query.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
+from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
+from explorer.query.suggest import PaperRows
 
-# The ranking used when none is asked for, once an index has the lexical channel. Chosen by
-# `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid
-# beat both lexical and dense in nDCG@10 on all three query sets, on 3k and 10k papers.
-DEFAULT_MODE = HYBRID
-# Hybrid runs a pseudo-relevance feedback pass unless told not to (explorer/feedback.py): it
-# won in 2-fold cross-validation on full ACM-CR (benchmarks/results/quality-acm-cr-prf.md).
-DEFAULT_FEEDBACK = True
+__all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", "QueryOptions"]
+
 RECOMMENDERS = ("centroid", "svm")
-# Same results file: the per-request SVM recovered held-out references better than the centroid.
+# The SVM recovered held-out references better than the centroid
+# (benchmarks/results/quality-acm-cr-2026-11-30.md).
 DEFAULT_RECOMMENDER = "svm"
 
 
@@ -57,16 +52,14 @@ class Explorer:
         self.model = model
         self.backend = backend
         self._embedder: Embedder | None = None
-        self._rows = {p.paper_id: row for row, p in enumerate(artifacts.papers)}
-        for row, paper in enumerate(artifacts.papers):
-            for alias in paper.aliases:
-                self._rows.setdefault(alias, row)
+        self._rows = PaperRows(artifacts.papers)
         self._facets = FacetTable(artifacts.papers)
         self._lexical: LexicalIndex | None = None
-        self._ids: IdTable | None = None
         self._embedder_lock = threading.Lock()
         self._lexical_lock = threading.Lock()
-        self._ids_lock = threading.Lock()
+        self._channels: dict[str, Channel] = {
+            DENSE: DenseChannel(artifacts.index), LEXICAL: LexicalChannel(lambda: self.lexical),
+            SCORES: ScoreChannel()}
 
     @classmethod
     def open(cls, folder: str | Path = "embeddings", model: str | None = None,
@@ -78,7 +71,7 @@ class Explorer:
         """
         explorer = cls(load_artifacts(Path(folder)), model=model, backend=backend)
         if model is not None:
-            explorer._check_model(model)
+            explorer.check_model(model)
         return explorer
 
     # -- what is loaded -------------------------------------------------------------
@@ -100,15 +93,7 @@ class Explorer:
 
     def row(self, paper_id: str) -> int:
         """Position of a paper (or of a duplicate merged into it); suggests close ids if unknown."""
-        try:
-            return self._rows[paper_id]
-        except KeyError:
-            close = close_ids(str(paper_id), self._id_table())
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise UnknownPaperError(
-                f"No paper with id {paper_id!r} in this index.{hint} "
-                "Find ids with `explorer search QUERY`."
-            ) from None
+        return self._rows.row(paper_id)
 
     def facets(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
@@ -127,121 +112,108 @@ class Explorer:
             return f"query is {tokens} tokens; the model reads the first {limit}, the rest is ignored"
         return None
 
-    def search(self, query: str, top_k: int = 10, filters: Filters | None = None,
-               mode: str | None = None, diverse: bool = False,
-               feedback: bool | None = None) -> list[Hit]:
-        """Papers ranked for `query` ([] when empty). `mode`: lexical, dense or hybrid
-        (default: `default_mode`); `diverse` re-ranks with MMR so near-copies spread out;
-        `feedback` (hybrid only, default DEFAULT_FEEDBACK) adds a pseudo-relevance pass."""
+    # Each verb takes `top_k` and `filters` (positional, as before) and the other options as
+    # keywords (mode, diverse, feedback), or all of them as one QueryOptions: `options`, which
+    # the keywords change (QueryOptions.of). The verbs delegate to `rank`.
+    def search(self, query: str, top_k: int | None = None, filters: Filters | None = None, *,
+               options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
+        """Papers ranked for `query` ([] when empty). Default mode: `default_mode`; hybrid runs
+        the pseudo-relevance feedback pass unless `feedback=False` (policy.DEFAULT_FEEDBACK)."""
         if not query or not query.strip():
             return []
-        mode = self._mode(mode)
-        vector = None if mode == LEXICAL else self.embed_query(query)
-        return self.rank(query, vector, top_k, filters, mode=mode, diverse=diverse,
-                         feedback=feedback)
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
+        vector = None if options.mode == LEXICAL else self.embed_query(query)
+        return self.rank(query, vector, options=options)
 
-    def search_vector(self, vector: np.ndarray, top_k: int = 10,
+    def search_vector(self, vector: np.ndarray, top_k: int | None = None,
                       filters: Filters | None = None, exclude: Iterable[int] = (), *,
-                      text: str = "", mode: str | None = None) -> list[Hit]:
+                      text: str = "", options: QueryOptions | None = None,
+                      **changes: Any) -> list[Hit]:
         """Papers ranked by inner product with `vector` (d,), skipping rows in `exclude`.
 
-        Give the query's `text` too to rank it with the default mode (hybrid fuses BM25)."""
+        Give the query's `text` too to rank it with the default mode (hybrid fuses BM25);
+        without it the ranking is dense whatever the mode."""
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
         if not text:
-            return self.rank("", vector, top_k, filters, exclude, mode=DENSE)
-        return self.rank(text, vector, top_k, filters, exclude, mode=self._mode(mode))
+            options = dataclasses.replace(options, mode=DENSE)
+        return self.rank(text, vector, exclude=exclude, options=options)
 
-    def similar(self, paper_id: str, top_k: int = 10, filters: Filters | None = None,
-                mode: str | None = None, diverse: bool = False,
-                feedback: bool | None = None) -> list[Hit]:
+    def similar(self, paper_id: str, top_k: int | None = None, filters: Filters | None = None,
+                *, options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
         """Nearest papers to `paper_id`, never the paper itself (nor its merged duplicates)."""
         row = self.row(paper_id)
-        mode = self._mode(mode)
-        text = lexical_text(self.papers[row]) if mode != DENSE else ""
-        return self.rank(text, self.vectors[row], top_k, filters, exclude={row}, mode=mode,
-                         diverse=diverse, feedback=feedback)
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
+        text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
+        return self.rank(text, self.vectors[row], exclude={row}, options=options)
 
-    def similar_to_text(self, text: str, top_k: int = 10, filters: Filters | None = None,
-                        mode: str | None = None, diverse: bool = False,
-                        feedback: bool | None = None) -> list[Hit]:
+    def similar_to_text(self, text: str, top_k: int | None = None,
+                        filters: Filters | None = None, *, options: QueryOptions | None = None,
+                        **changes: Any) -> list[Hit]:
         """Papers most like a document that is not in the index (e.g. a title and abstract):
         the text is embedded as a document and, in lexical/hybrid mode, matched by BM25."""
         if not text or not text.strip():
             return []
-        mode = self._mode(mode)
-        vector = None if mode == LEXICAL else self.embedder.embed_documents([text])[0]
-        return self.rank(text, vector, top_k, filters, mode=mode, diverse=diverse,
-                         feedback=feedback)
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
+        vector = None if options.mode == LEXICAL else self.embedder.embed_documents([text])[0]
+        return self.rank(text, vector, options=options)
 
-    def rank(self, text: str, vector: np.ndarray | None, top_k: int = 10,
+    def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
-             mode: str = DENSE, diverse: bool = False,
-             dense_scores: np.ndarray | None = None, feedback: bool | None = None) -> list[Hit]:
-        """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel.
+             dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
+             **changes: Any) -> list[Hit]:
+        """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
+        (and is what hits' cosine scores are to; BM25 scores in lexical mode); rows in
+        `exclude` never come back; `dense_scores` (n,), when given, replace the vector search
+        as the dense channel (e.g. an SVM's; no feedback then). What runs is decided by
+        policy.plan_for (channels, fusion, feedback, depth) and carried out by pipeline.run."""
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
+        plan = plan_for(options.mode, options, scores=dense_scores is not None)
+        request = Request(text, vector, dense_scores,
+                          ceiling=lambda: query_ceiling(self.lexical, text))
+        channels = [self._channels[name] for name in plan.channels]
+        blocked = self._facets.blocked(options.filters, set(exclude))
+        rows, scores = run(plan, channels, request, blocked, self.vectors)
+        return [self._hit(rank, float(score), int(row), cosine=plan.cosine)
+                for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
 
-        Hybrid blends the top CANDIDATES of each channel (min-max normalised scores, equal
-        weights; see ranking.blend_fusion), then (`feedback`, default DEFAULT_FEEDBACK)
-        re-scores those candidates with the query vector moved towards the first pass's best
-        papers and blends again (feedback.py); hits carry the cosine to `vector` as their
-        score (BM25 score in lexical mode). `dense_scores` (n,), when given, replaces the
-        vector search as the dense channel (e.g. an SVM's; no feedback then)."""
-        check_mode(mode)
-        exclude = set(exclude)
-        depth = max(CANDIDATES, top_k) if (mode == HYBRID or diverse) else top_k
-        if mode == LEXICAL:
-            rows, scores = self._lexical_rows(text, depth, filters, exclude)
-        elif dense_scores is not None:
-            shifted = dense_scores - dense_scores.min() + 1e-6  # top_rows keeps scores > 0
-            rows, scores = top_rows(shifted, depth, self._facets.blocked(filters, exclude))
-        else:
-            rows, scores = self._dense_rows(vector, depth, filters, exclude)
-        if mode == HYBRID:
-            lexical = self._lexical_rows(text, depth, filters, exclude)
-            weights = [DENSE_WEIGHT, 1 - DENSE_WEIGHT]
-            dense = (rows, scores)
-            rows, scores = blend_fusion([dense, lexical], weights)
-            if (DEFAULT_FEEDBACK if feedback is None else feedback) and dense_scores is None:
-                dense = feedback_channel(self.vectors, vector, rows, [dense[0], lexical[0]], depth)
-                rows, scores = blend_fusion([dense, lexical], weights)
-        if diverse and len(rows):
-            order = mmr(scores, self.vectors[rows], top_k)
-            rows, scores = rows[order], scores[order]
-        rows, scores = rows[:top_k], scores[:top_k]
-        if mode == LEXICAL:
-            return [self._hit(i, float(s), int(r), cosine=False)
-                    for i, (s, r) in enumerate(zip(scores, rows), start=1)]
-        cosines = self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
-        return [self._hit(i, float(c), int(r)) for i, (c, r) in enumerate(zip(cosines, rows), 1)]
+    def candidates(self, channel: str, request: Request, depth: int,
+                   filters: Filters | None = None, exclude: Iterable[int] = ()) -> Ranked:
+        """The `depth` best rows of one ranking channel (policy.CHANNELS: dense, lexical,
+        scores) for `request`, keeping out `filters` and `exclude` -> (rows, scores)."""
+        if channel not in self._channels:
+            raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
+        return self._channels[channel].top(request, depth, self._facets.blocked(filters, exclude))
 
     def recommend(self, like: Sequence[str], unlike: Sequence[str] = (), query: str | None = None,
-                  top_k: int = 10, filters: Filters | None = None,
-                  method: str = DEFAULT_RECOMMENDER, diverse: bool = False,
-                  mode: str | None = None) -> list[Hit]:
+                  top_k: int | None = None, filters: Filters | None = None, *,
+                  method: str = DEFAULT_RECOMMENDER, options: QueryOptions | None = None,
+                  **changes: Any) -> list[Hit]:
         """Rank papers from several liked papers, optional disliked ones and optional text.
 
         `method` "centroid" (Rocchio: mean of liked vectors, minus half the mean of disliked
         ones, plus the query's vector) or "svm" (a linear SVM per request, liked papers against
         all others, as arxiv-sanity does; the query's cosine is added). With the centroid,
-        lexical/hybrid `mode` also matches the liked papers' words by BM25. Seeds never come back.
-        """
+        lexical/hybrid mode also matches the liked papers' words by BM25. Seeds never come
+        back; no feedback pass unless `feedback=True`."""
         if method not in RECOMMENDERS:
             raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
         liked = [self.row(pid) for pid in like]
         disliked = [self.row(pid) for pid in unlike]
         if not liked and not (query and query.strip()):
             raise ValueError("recommend needs at least one liked paper or a query")
+        options = self._options(options, top_k=top_k, filters=filters, **changes)
+        options = dataclasses.replace(options, feedback=bool(options.feedback))
         query_vector = self.embed_query(query) if query and query.strip() else None
-        target = centroid_target(self.vectors[liked], self.vectors[disliked], query_vector)
-        exclude = set(liked) | set(disliked)
-        mode = self._mode(mode)
+        target = rocchio(query_vector, self.vectors[liked], 1.0, disliked=self.vectors[disliked])
         words = [lexical_text(self.papers[row]) for row in liked] + [query or ""]
-        text = " ".join(words) if mode != DENSE else ""
+        text = " ".join(words) if options.mode != DENSE else ""
         scores = None
-        if method == "svm" and liked and mode != LEXICAL:
+        if method == "svm" and liked and options.mode != LEXICAL:
             scores = svm_scores(self.vectors, liked, disliked)
             if query_vector is not None:
                 scores = scores + self.vectors @ query_vector
-        return self.rank(text, target, top_k, filters, exclude, mode=mode, diverse=diverse,
-                         dense_scores=scores, feedback=False)
+        return self.rank(text, target, exclude=set(liked) | set(disliked), dense_scores=scores,
+                         options=options)
 
     def percentile(self, score: float) -> float | None:
         """Share of random paper pairs in this corpus less similar than `score` (0-100)."""
@@ -257,18 +229,13 @@ class Explorer:
         if self._embedder is None:
             with self._embedder_lock:  # two first queries at once load one model
                 if self._embedder is None:
-                    self._embedder = Embedder(self._check_model(self.model),
+                    self._embedder = Embedder(self.check_model(self.model),
                                               backend=self.backend)
         return self._embedder
 
-    def _id_table(self) -> IdTable:
-        if self._ids is None:
-            with self._ids_lock:
-                if self._ids is None:
-                    self._ids = IdTable.of(self._rows)
-        return self._ids
-
-    def _check_model(self, model: str | None):
+    def check_model(self, model: str | None = None) -> ModelSpec:
+        """The model `model` names (None: the one this index was built with), refused with
+        the command to run when its vectors would not be comparable to this index's."""
         recorded = self.manifest.model
         if model is None:
             name = recorded.model_id or ""
@@ -323,26 +290,12 @@ class Explorer:
                                                              len(self.papers))
         return self._lexical
 
-    def _mode(self, mode: str | None) -> str:
-        return self.default_mode if mode is None else check_mode(mode)
-
-    def _dense_rows(self, vector: np.ndarray, depth: int, filters: Filters | None,
-                    exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Top `depth` rows by inner product with `vector` (d,) -> (rows, scores), best first."""
-        allowed = self._facets.allowed_rows(filters)
-        if allowed is not None and exclude:
-            allowed = np.setdiff1d(allowed, np.fromiter(exclude, dtype=np.int64))
-        if allowed is not None and len(allowed) == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        extra = 0 if allowed is not None else len(exclude)
-        scores, rows = self.artifacts.index.search(vector, depth + extra, allowed)
-        keep = [i for i, row in enumerate(rows[0]) if row >= 0 and row not in exclude][:depth]
-        return rows[0][keep].astype(np.int64), scores[0][keep]
-
-    def _lexical_rows(self, text: str, depth: int, filters: Filters | None,
-                      exclude: set[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Top `depth` rows by BM25 score for `text` -> (rows, scores); only rows that match."""
-        return self.lexical.top(text, depth, self._facets.blocked(filters, exclude))
+    def _options(self, options: QueryOptions | None, **changes: Any) -> QueryOptions:
+        """`options` with `changes` applied and the mode resolved (None: default_mode)."""
+        options = QueryOptions.of(options, **changes)
+        if options.mode is None:
+            options = dataclasses.replace(options, mode=self.default_mode)
+        return options
 
     # -- what the app and the explanations read (the storage stays behind the engine) --------
     @property

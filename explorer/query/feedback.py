@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from explorer.query.ranking import rocchio
+
 FEEDBACK_DOCS = 3  # papers of the first pass that move the query
 FEEDBACK_WEIGHT = 0.5  # how far: query + weight * their mean vector
 # The gate: below this many papers the pass is skipped and the first pass comes back unchanged.
@@ -25,21 +27,6 @@ FEEDBACK_WEIGHT = 0.5  # how far: query + weight * their mean vector
 # ACM-CR (106k papers) it wins. Where between them it starts to win is still to be measured
 # on the 1k / 10k ACM-CR corpora of that study.
 FEEDBACK_MIN_PAPERS = 1_000
-
-
-def rocchio(vector: np.ndarray, feedback: np.ndarray, weight: float = FEEDBACK_WEIGHT
-            ) -> np.ndarray:
-    """The query `vector` (d,) plus `weight` times the mean of `feedback` (k, d), unit length.
-
-    With no feedback vectors the query comes back unchanged."""
-    if weight < 0:
-        raise ValueError(f"feedback weight must be >= 0, got {weight}")
-    vector = np.asarray(vector, dtype=np.float32)
-    if len(feedback) == 0:
-        return vector
-    target = vector + weight * np.asarray(feedback, dtype=np.float32).mean(axis=0)
-    norm = float(np.linalg.norm(target))
-    return target / norm if norm > 0 else vector
 
 
 def feedback_safe(papers: int, min_papers: int | None = None) -> bool:
@@ -53,7 +40,7 @@ def feedback_channel(vectors: np.ndarray, vector: np.ndarray, first_pass: np.nda
                      docs: int = FEEDBACK_DOCS, weight: float = FEEDBACK_WEIGHT,
                      min_papers: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The dense channel again, after feedback -> (rows, cosines to the moved query), best
-    first, at most `depth` rows.
+    first, at most `depth` rows (the candidate pool's size, as each channel returned it).
 
     `vectors` (n, d) are all papers, `vector` (d,) the query, `first_pass` the fused rows of
     the first pass (best first; its top `docs` are the feedback), `candidates` the row arrays

@@ -1,9 +1,11 @@
-"""What the verbs return and how results are restricted: Hit, Filters and the facet table."""
+"""What the verbs return and how results are restricted: Hit, Filters, the facet table and the
+rows a ranking may not return (Blocked)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -13,12 +15,20 @@ from explorer.corpus.papers import Paper
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict results; empty fields mean no restriction. Years are inclusive."""
+    """Restrict results; empty fields mean no restriction. Years are inclusive.
 
-    venues: frozenset[str] = frozenset()
-    sources: frozenset[str] = frozenset()
+    `venues` and `sources` may be given as any collection of names (a set, a list); they are
+    kept as sorted tuples without repeats, so equal Filters are equal whatever order they were
+    given in, hash alike and serialise alike (a stable cache key)."""
+
+    venues: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
     year_min: int | None = None
     year_max: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("venues", "sources"):
+            object.__setattr__(self, name, _names(name, getattr(self, name)))
 
     def active(self) -> bool:
         return bool(self.venues or self.sources or self.year_min or self.year_max)
@@ -79,20 +89,52 @@ class FacetTable:
         if filters.year_max:
             mask &= (self.years <= filters.year_max) & (self.years > 0)
         if filters.sources:
-            mask &= np.array([bool(filters.sources & set(group)) for group in self.sources])
+            wanted = set(filters.sources)
+            mask &= np.array([not wanted.isdisjoint(group) for group in self.sources])
         return np.flatnonzero(mask)
 
-    def blocked(self, filters: Filters | None, exclude: set[int]) -> np.ndarray | None:
-        """(n,) bool: rows a filter or `exclude` keeps out; None when nothing is blocked."""
-        allowed = self.allowed_rows(filters)
-        if allowed is None and not exclude:
+    def blocked(self, filters: Filters | None, exclude: Collection[int] = ()) -> Blocked:
+        """The rows a filter or `exclude` keeps out."""
+        return Blocked(self.count, self.allowed_rows(filters), frozenset(exclude))
+
+
+@dataclass(frozen=True, eq=False)
+class Blocked:
+    """Rows a ranking may not return: those outside `allowed` (the rows that pass the filters;
+    None when nothing is filtered) and the `excluded` ones (the paper asked about, seeds).
+
+    Channels read it the way they search: `mask` for a scan of every row, `allowed_rows` and
+    `excluded` for a vector index that restricts inside the search."""
+
+    count: int
+    allowed: np.ndarray | None = None
+    excluded: frozenset[int] = frozenset()
+
+    @cached_property
+    def mask(self) -> np.ndarray | None:
+        """(n,) bool, True where a row is blocked; None when nothing is."""
+        if self.allowed is None and not self.excluded:
             return None
-        blocked = np.zeros(self.count, dtype=bool)
-        if allowed is not None:
-            blocked[:] = True
-            blocked[allowed] = False
-        blocked[list(exclude)] = True
-        return blocked
+        mask = np.zeros(self.count, dtype=bool)
+        if self.allowed is not None:
+            mask[:] = True
+            mask[self.allowed] = False
+        mask[list(self.excluded)] = True
+        return mask
+
+    @cached_property
+    def allowed_rows(self) -> np.ndarray | None:
+        """The rows that pass the filters and are not excluded; None when nothing is filtered
+        (then only `excluded` is kept out)."""
+        if self.allowed is None or not self.excluded:
+            return self.allowed
+        return np.setdiff1d(self.allowed, np.fromiter(self.excluded, dtype=np.int64))
+
+
+def _names(field: str, names: Collection[str]) -> tuple[str, ...]:
+    if isinstance(names, str):
+        raise TypeError(f"Filters.{field} takes a collection of names, not the string {names!r}")
+    return tuple(sorted(set(names)))
 
 
 def _file(source: str) -> str:

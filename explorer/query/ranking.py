@@ -1,7 +1,8 @@
-"""Pure ranking helpers: top rows of a score vector, rank fusion, MMR diversity, recommenders.
+"""Pure ranking helpers: top rows of a score vector, rank fusion, MMR diversity, the SVM
+recommender.
 
 Everything here works on index rows (positions in the paper list) and NumPy arrays; the
-Explorer in search.py decides what to feed in.
+policy (policy.py) decides which of them a request gets, the pipeline (pipeline.py) runs them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ DENSE_WEIGHT = 0.5
 # (benchmarks/quality/prf_study.py; benchmarks/results/quality-acm-cr-prf.md).
 CANDIDATES = 200
 # absolute_fusion's default weight of BM25 relative to the query's best attainable score. Not
-# used by Explorer.rank yet; 2-fold CV on ACM-CR 100/1k/10k + seeds chose 0.8-1.2 for search
+# wired into policy.py yet; 2-fold CV on ACM-CR 100/1k/10k + seeds chose 0.8-1.2 for search
 # and 0.8 for similar (benchmarks/results/quality-small-corpora.md); full ACM-CR is unmeasured.
 LEXICAL_WEIGHT = 0.2
 
@@ -50,6 +51,16 @@ def top_rows(scores: np.ndarray, top_k: int, blocked: np.ndarray | None = None
     return part[keep].astype(np.int64), scores[part][keep]
 
 
+def min_max(scores: np.ndarray) -> np.ndarray:
+    """`scores` (m,) rescaled to [0, 1], float64: the lowest to 0, the highest to 1; all ones
+    when they are all equal (and empty when `scores` is)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) == 0:
+        return scores
+    spread = float(scores.max() - scores.min())
+    return (scores - scores.min()) / spread if spread > 0 else np.ones(len(scores))
+
+
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K
                            ) -> tuple[np.ndarray, np.ndarray]:
     """Fuse ranked row lists: score(row) = sum over lists of 1 / (k + rank), rank from 1.
@@ -73,12 +84,7 @@ def blend_fusion(channels: Sequence[tuple[np.ndarray, np.ndarray]],
     Returns (rows, fused scores in [0, sum(weights)]), best first; ties keep first appearance."""
     fused: dict[int, float] = {}
     for (rows, scores), weight in zip(channels, weights):
-        scores = np.asarray(scores, dtype=np.float64)
-        if len(scores) == 0:
-            continue
-        spread = float(scores.max() - scores.min())
-        normalised = (scores - scores.min()) / spread if spread > 0 else np.ones(len(scores))
-        for row, value in zip(rows, normalised):
+        for row, value in zip(rows, min_max(scores)):
             fused[int(row)] = fused.get(int(row), 0.0) + weight * float(value)
     rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
     values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
@@ -140,9 +146,7 @@ def mmr(relevance: np.ndarray, vectors: np.ndarray, top_k: int, balance: float =
     if not 0.0 <= balance <= 1.0:
         raise ValueError(f"balance must be in [0, 1], got {balance}")
     count = len(relevance)
-    relevance = np.asarray(relevance, dtype=np.float64)
-    spread = relevance.max() - relevance.min() if count else 0.0
-    relevance = (relevance - relevance.min()) / spread if spread > 0 else np.ones(count)
+    relevance = min_max(relevance)
     vectors = np.asarray(vectors, dtype=np.float32)
     picked: list[int] = []
     closest = np.full(count, -np.inf)
@@ -157,17 +161,24 @@ def mmr(relevance: np.ndarray, vectors: np.ndarray, top_k: int, balance: float =
     return picked
 
 
-def centroid_target(liked: np.ndarray, disliked: np.ndarray, query: np.ndarray | None
-                    ) -> np.ndarray:
-    """Rocchio: mean of liked (p, d) minus half the mean of disliked (q, d) plus the query (d,);
-    unit length (d,)."""
-    target = np.zeros(liked.shape[1] if len(liked) else len(query), dtype=np.float32)
+def rocchio(vector: np.ndarray | None, liked: np.ndarray, weight: float = 1.0, *,
+            disliked: np.ndarray | None = None, dislike_weight: float = 0.5) -> np.ndarray:
+    """Rocchio (1971): the query `vector` (d,), plus `weight` times the mean of the `liked`
+    vectors (k, d), minus `dislike_weight` times the mean of the `disliked` ones (j, d); unit
+    length (d,). Each part may be missing (None or no rows); a zero sum comes back as it is.
+
+    recommend's centroid is this with weight 1 (liked papers, disliked ones, optional query);
+    the feedback pass (feedback.py) moves the query towards its first pass's best papers."""
+    if weight < 0 or dislike_weight < 0:
+        raise ValueError(f"feedback weights must be >= 0, got {weight} and {dislike_weight}")
+    liked = np.asarray(liked, dtype=np.float32)
+    target = np.zeros(liked.shape[-1] if vector is None else len(vector), dtype=np.float32)
     if len(liked):
-        target += liked.mean(axis=0)
-    if len(disliked):
-        target -= 0.5 * disliked.mean(axis=0)
-    if query is not None:
-        target += query
+        target += weight * liked.mean(axis=0)
+    if disliked is not None and len(disliked):
+        target -= dislike_weight * np.asarray(disliked, dtype=np.float32).mean(axis=0)
+    if vector is not None:
+        target += np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(target))
     return target / norm if norm > 0 else target
 

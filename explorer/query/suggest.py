@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from explorer.corpus.papers import Paper
+from explorer.errors import UnknownPaperError
 
 CLOSE_ID_CANDIDATES = 2_000  # ids examined per unknown id (about 10 ms of difflib)
 MAX_ID_CHARS = 200  # longer text is no id with a typo: no suggestion, no work
@@ -48,3 +52,35 @@ def _neighbours(ordered: Sequence[str], key: str, half: int) -> Sequence[str]:
     """Up to 2 * `half` items of sorted `ordered` around where `key` would be inserted."""
     position = bisect.bisect_left(ordered, key)
     return ordered[max(0, position - half): position + half]
+
+
+class PaperRows:
+    """Paper id -> row in the paper list; the id of a duplicate merged into a paper gives that
+    paper's row. An unknown id is refused with close ids suggested (their table is built on
+    first need, once, under a lock held only then)."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._rows = {p.paper_id: row for row, p in enumerate(papers)}
+        for row, paper in enumerate(papers):
+            for alias in paper.aliases:
+                self._rows.setdefault(alias, row)
+        self._ids: IdTable | None = None
+        self._lock = threading.Lock()
+
+    def row(self, paper_id: str) -> int:
+        try:
+            return self._rows[paper_id]
+        except KeyError:
+            close = close_ids(str(paper_id), self._id_table())
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise UnknownPaperError(
+                f"No paper with id {paper_id!r} in this index.{hint} "
+                "Find ids with `explorer search QUERY`."
+            ) from None
+
+    def _id_table(self) -> IdTable:
+        if self._ids is None:
+            with self._lock:
+                if self._ids is None:
+                    self._ids = IdTable.of(self._rows)
+        return self._ids

@@ -1,0 +1,93 @@
+"""The ranking channels, behind one narrow call: `top(request, depth, blocked) -> (rows, scores)`.
+
+A channel ranks every paper by one kind of evidence (the query vector, the query's words, a
+score computed elsewhere) and returns its best `depth` rows, best first, never a blocked one.
+Fusion, feedback and MMR (pipeline.py) only see those arrays, never what the channel is.
+
+`depth` is the candidate pool a channel returns (policy.Plan.depth: CANDIDATES when fusion or
+MMR re-orders the pool), not the result count `top_k` the caller asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from explorer.index.dense import VectorIndex
+from explorer.index.lexical import LexicalIndex
+from explorer.query.hits import Blocked
+from explorer.query.ranking import top_rows
+
+Ranked = tuple[np.ndarray, np.ndarray]  # (rows int64, scores), best first
+
+
+def _no_ceiling() -> float:
+    return 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class Request:
+    """What one request ranks by; each channel reads its part.
+
+    `text` feeds BM25, `vector` (d,) the dense channel (and the hits' cosine), `scores` (n,)
+    are a precomputed dense channel (e.g. an SVM's decision values). `ceiling()` is the best
+    BM25 score `text` can reach in this corpus (ranking.query_ceiling), computed only when a
+    fusion asks for it."""
+
+    text: str = ""
+    vector: np.ndarray | None = None
+    scores: np.ndarray | None = None
+    ceiling: Callable[[], float] = _no_ceiling
+
+
+class Channel(Protocol):
+    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
+        """The `depth` best rows for `request` that `blocked` lets through, best first."""
+        ...
+
+
+def _empty() -> Ranked:
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+
+
+class DenseChannel:
+    """Inner product with the request's vector, searched in the FAISS index."""
+
+    def __init__(self, index: VectorIndex) -> None:
+        self.index = index
+
+    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
+        """-> (rows, inner products). A filter restricts inside the search (so a filtered
+        search still fills `depth`); rows only excluded are dropped from a slightly deeper one."""
+        blocked = blocked or Blocked(self.index.count)
+        allowed, excluded = blocked.allowed_rows, blocked.excluded
+        if allowed is not None and len(allowed) == 0:
+            return _empty()
+        extra = 0 if allowed is not None else len(excluded)
+        scores, rows = self.index.search(request.vector, depth + extra, allowed)
+        keep = [i for i, row in enumerate(rows[0]) if row >= 0 and row not in excluded][:depth]
+        return rows[0][keep].astype(np.int64), scores[0][keep]
+
+
+class LexicalChannel:
+    """BM25 of the request's text; only papers sharing a term with it come back."""
+
+    def __init__(self, index: Callable[[], LexicalIndex]) -> None:
+        self._index = index  # loaded on first use: indexes that predate BM25 refuse it then
+
+    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
+        """-> (rows, BM25 scores > 0)."""
+        return self._index().top(request.text, depth, None if blocked is None else blocked.mask)
+
+
+class ScoreChannel:
+    """A score of every row computed elsewhere (the request's `scores`, e.g. an SVM's)."""
+
+    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
+        """-> (rows, scores shifted so the lowest row scores 1e-6: top_rows keeps scores > 0)."""
+        scores = request.scores
+        shifted = scores - scores.min() + 1e-6
+        return top_rows(shifted, depth, None if blocked is None else blocked.mask)

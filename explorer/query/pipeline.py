@@ -1,0 +1,45 @@
+"""The ranking mechanism: carry out a Plan (policy.py) over channels (channels.py).
+
+Ask each channel for its candidates, fuse them, run the feedback pass, re-rank with MMR,
+keep the first top_k and score them. Nothing here depends on which channels a mode uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from explorer.query.channels import Channel, Ranked, Request
+from explorer.query.feedback import feedback_channel
+from explorer.query.hits import Blocked
+from explorer.query.policy import Plan
+from explorer.query.ranking import mmr
+
+
+def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Blocked | None,
+        vectors: np.ndarray) -> Ranked:
+    """Rank for `request` as `plan` says -> (rows, scores), best first, at most plan.top_k.
+
+    `channels` are the plan's, in its order; `vectors` (n, d) all papers (for the feedback
+    pass, MMR and the cosine scores). The scores are the cosines to request.vector when
+    plan.cosine, else the (single) channel's own scores."""
+    ranked = [channel.top(request, plan.depth, blocked) for channel in channels]
+    rows, scores = _fuse(plan, ranked, request)
+    if plan.feedback:
+        pools = [candidates for candidates, _ in ranked]
+        ranked[0] = feedback_channel(vectors, request.vector, rows, pools, plan.depth)
+        rows, scores = _fuse(plan, ranked, request)
+    if plan.diverse and len(rows):
+        order = mmr(scores, vectors[rows], plan.top_k)
+        rows, scores = rows[order], scores[order]
+    rows, scores = rows[: plan.top_k], scores[: plan.top_k]
+    if plan.cosine:
+        scores = vectors[rows] @ np.asarray(request.vector, dtype=np.float32)
+    return rows, scores
+
+
+def _fuse(plan: Plan, ranked: list[Ranked], request: Request) -> Ranked:
+    if len(ranked) == 1:
+        return ranked[0]
+    return plan.fusion(ranked, plan.weights, request)

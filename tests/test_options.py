@@ -1,0 +1,105 @@
+"""One options object for every verb, the channels' narrow call and the ranking policy: by
+hand, and against brute force on the real seeds index."""
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+from explorer import Explorer, Filters, QueryOptions
+from explorer.query import policy
+from explorer.query.channels import Request
+from explorer.query.ranking import LEXICAL_WEIGHT, min_max, query_ceiling
+
+QUERY = "detecting forged faces from unseen generators"
+
+
+def test_options_are_hashable_and_equal_whatever_the_collection_given():
+    a = QueryOptions(top_k=5, filters=Filters(venues=("B", "A"), year_min=2020), mode="dense")
+    b = QueryOptions(top_k=5, filters=Filters(venues=frozenset({"A", "B"}), year_min=2020),
+                     mode="dense")
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a.filters.venues == ("A", "B")
+    assert pickle.dumps(a) == pickle.dumps(b)  # the same bytes too (Streamlit's cache key)
+    assert QueryOptions(filters=None) == QueryOptions()  # None filters: no restriction
+    with pytest.raises(TypeError, match="collection"):
+        Filters(venues="NeurIPS")  # would filter on the letters
+    for bad in (-1, 2.5, None):
+        with pytest.raises(ValueError, match="top_k"):
+            QueryOptions(top_k=bad)
+    with pytest.raises(ValueError, match="mode"):
+        QueryOptions(mode="sparse")
+
+
+def test_of_applies_the_changes_given_and_refuses_unknown_names():
+    base = QueryOptions(top_k=3, mode="lexical", diverse=True)
+    assert QueryOptions.of(base, top_k=7, feedback=False) == dataclasses.replace(
+        base, top_k=7, feedback=False)
+    assert QueryOptions.of(base, top_k=None, mode=None, filters=None) is base  # None: unchanged
+    assert QueryOptions.of(None, mode="dense") == QueryOptions(mode="dense")
+    with pytest.raises(TypeError, match="moed"):
+        QueryOptions.of(base, moed="dense")
+
+
+def test_min_max_by_hand():
+    assert min_max(np.array([3.0, 1.0, 2.0])).tolist() == [1.0, 0.0, 0.5]
+    assert min_max(np.array([2.0, 2.0])).tolist() == [1.0, 1.0]  # all equal: all ones
+    assert min_max(np.array([])).tolist() == []
+
+
+def test_every_verb_takes_one_options_object_or_its_keywords(seeds_explorer: Explorer):
+    ex = seeds_explorer
+    source = ex.facets()["sources"][1]
+    only = Filters(sources=(source,))
+    options = QueryOptions(top_k=4, filters=only, mode="dense", diverse=True)
+    paper_id = ex.papers[0].paper_id
+    assert ex.search(QUERY, options=options) == ex.search(
+        QUERY, 4, only, mode="dense", diverse=True) == ex.search(
+        QUERY, top_k=4, filters=only, mode="dense", diverse=True)
+    assert ex.similar(paper_id, options=options) == ex.similar(
+        paper_id, 4, filters=only, mode="dense", diverse=True)
+    assert ex.similar_to_text(QUERY, options=options) == ex.similar_to_text(
+        QUERY, 4, only, mode="dense", diverse=True)
+    assert ex.recommend([paper_id], options=options) == ex.recommend(
+        [paper_id], top_k=4, filters=only, mode="dense", diverse=True)
+    vector = ex.embed_query(QUERY)
+    assert ex.search_vector(vector, options=options) == ex.search_vector(
+        vector, 4, only, diverse=True)
+    # keywords change the options they come with
+    assert ex.search(QUERY, options=options, top_k=2, mode="hybrid") == ex.search(
+        QUERY, 2, only, mode="hybrid", diverse=True)
+    with pytest.raises(TypeError, match="moed"):
+        ex.search(QUERY, 3, moed="dense")
+
+
+def test_a_channel_gives_its_candidates_like_brute_force(seeds_explorer: Explorer):
+    ex = seeds_explorer
+    vector = ex.embed_query(QUERY)
+    cosines = ex.vectors.astype(np.float64) @ vector.astype(np.float64)
+    expected = [row for row in np.argsort(-cosines, kind="stable") if row not in (0, 1)][:10]
+    rows, scores = ex.candidates("dense", Request(vector=vector), 10, exclude=[0, 1])
+    assert rows.tolist() == expected
+    assert scores == pytest.approx(cosines[expected], abs=1e-5)
+    rows, scores = ex.candidates("lexical", Request(text=QUERY), 5)
+    bm25 = ex.lexical.scores(QUERY)
+    assert rows.tolist() == sorted(np.flatnonzero(bm25), key=lambda r: (-bm25[r], r))[:5]
+    with pytest.raises(ValueError, match="channel"):
+        ex.candidates("sparse", Request(text=QUERY), 5)
+
+
+def test_absolute_fusion_is_one_line_of_policy_away(seeds_explorer: Explorer, monkeypatch):
+    """HYBRID_FUSION = ABSOLUTE_FUSION ranks hybrid by cosine + LEXICAL_WEIGHT * BM25 / the
+    query's ceiling (every paper is a dense candidate on the 71 seeds)."""
+    ex = seeds_explorer
+    monkeypatch.setattr(policy, "HYBRID_FUSION", policy.ABSOLUTE_FUSION)
+    vector = ex.embed_query(QUERY)
+    fused = (ex.vectors.astype(np.float64) @ vector.astype(np.float64)
+             + LEXICAL_WEIGHT * ex.lexical.scores(QUERY) / query_ceiling(ex.lexical, QUERY))
+    expected = np.argsort(-fused, kind="stable")[:10]
+    assert (-np.diff(fused[expected]) > 1e-5).all()  # no near-tie to break either way
+    hits = ex.search(QUERY, 10, mode="hybrid", feedback=False)
+    assert [ex.row(h.paper_id) for h in hits] == expected.tolist()
+    monkeypatch.undo()
+    assert [ex.row(h.paper_id) for h in ex.search(QUERY, 10, mode="hybrid", feedback=False)
+            ] != expected.tolist()  # the shipped blend ranks differently
