@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from explorer.eval.evaluate import DEPTH, SETS, describe_run, evaluate, format_table, load_set
+from explorer.eval.evaluate import SETS, TOP_K, describe_run, evaluate, format_table, load_set
 from explorer.query.engine import Explorer
 from explorer.query.ranking import HYBRID, MODES
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> dict:
     explorer = Explorer.open(args.index)
 
     def plain(query, vector):
-        hits = explorer.rank(query.text, vector, DEPTH, mode=HYBRID, feedback=False)
+        hits = explorer.rank(query.text, vector, TOP_K, mode=HYBRID, feedback=False)
         return [explorer.row(hit.paper_id) for hit in hits]
 
     results = [evaluate(explorer, load_set(args.dataset, name), MODES,

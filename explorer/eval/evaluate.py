@@ -34,7 +34,6 @@ SETS = {
     "papers": ("queries_papers.jsonl", "qrels_papers.tsv"),
 }
 TOP_K = 100  # ranks scored (Recall@100 needs 100)
-DEPTH = TOP_K  # its old name, still imported by benchmarks/quality/feedback_eval.py
 _CITATION = re.compile(r"\s*\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
 

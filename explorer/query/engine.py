@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from explorer.artifacts.layout import MAP, PAIR_QUANTILES, SENTENCE_TABLE, SENTENCE_VECTORS
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import split_sentences
-from explorer.errors import IndexInvalidError, ModelNotFoundError
+from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
-from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
+from explorer.model.embedder import AUTO, Embedder, ModelSpec
 from explorer.query.channels import (
     Channel,
     DenseChannel,
@@ -26,6 +27,7 @@ from explorer.query.channels import (
     Request,
     ScoreChannel,
 )
+from explorer.query.compatible import comparable_model
 from explorer.query.hits import FacetTable, Filters, Hit
 from explorer.query.options import QueryOptions
 from explorer.query.pipeline import run
@@ -37,7 +39,7 @@ __all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", 
 
 RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
-# (benchmarks/results/quality-acm-cr-2026-11-30.md).
+# (studies/results/quality-acm-cr-2026-11-30.md).
 DEFAULT_RECOMMENDER = "svm"
 
 
@@ -217,7 +219,7 @@ class Explorer:
 
     def percentile(self, score: float) -> float | None:
         """Share of random paper pairs in this corpus less similar than `score` (0-100)."""
-        quantiles = self.artifacts.extras.get("pair_quantiles") or []
+        quantiles = self.artifacts.extras.get(PAIR_QUANTILES) or []
         if not quantiles:
             return None
         position = bisect.bisect_left(quantiles, score)
@@ -236,30 +238,7 @@ class Explorer:
     def check_model(self, model: str | None = None) -> ModelSpec:
         """The model `model` names (None: the one this index was built with), refused with
         the command to run when its vectors would not be comparable to this index's."""
-        recorded = self.manifest.model
-        if model is None:
-            name = recorded.model_id or ""
-            path = name if recorded.path is None else recorded.path
-            model = "default" if name.lower() in BUNDLED_NAMES else path
-        try:
-            spec = resolve_model(model)
-        except ModelNotFoundError as exc:
-            raise ModelNotFoundError(
-                f"{exc} (this index was built with {recorded.model_id})") from None
-        hint = f"`{rebuild_hint(self.artifacts.folder, self.manifest)} --model {model}`"
-        if spec.fingerprint != recorded.fingerprint and spec.model_id == recorded.model_id:
-            raise IndexInvalidError(
-                f"This index was built with another version of {spec.model_id} (the weights' "
-                f"fingerprint changed: a new model package, changed weights, or an index from "
-                f"before the package version was part of it); their vectors are not "
-                f"comparable. Rebuild once: {hint}.")
-        if spec.fingerprint != recorded.fingerprint:
-            raise IndexInvalidError(
-                f"This index was built with model {recorded.model_id} but {spec.model_id} was "
-                f"requested (or that folder's weights changed since); their vectors are not "
-                f"comparable. Use the same model, or rebuild: {hint}."
-            )
-        return spec
+        return comparable_model(self.manifest, self.artifacts.folder, model)
 
     def _hit(self, rank: int, score: float, row: int, cosine: bool = True) -> Hit:
         return Hit(rank=rank, score=score, percentile=self.percentile(score) if cosine else None,
@@ -302,7 +281,7 @@ class Explorer:
     def corpus_map(self) -> dict[str, Any] | None:
         """The map stored at build time ({"x", "y", "topic"}: one entry per paper; "topics":
         [{"id", "label", "terms", "size"}]), or None when the index has none for these papers."""
-        data = self.artifacts.extras.get("map")
+        data = self.artifacts.extras.get(MAP)
         if not data or len(data.get("x", [])) != len(self.papers):
             return None
         return data
@@ -310,17 +289,17 @@ class Explorer:
     @property
     def has_sentence_vectors(self) -> bool:
         """True when the index stores sentence vectors (not built with --no-sentences)."""
-        return "sentence_table" in self.artifacts.arrays
+        return SENTENCE_TABLE in self.artifacts.arrays
 
     def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
         """Spans into the paper's abstract and unit vectors (k, d) float32 of its sentences:
         stored ones, or (index without sentence vectors) embedded now."""
         row = self.row(paper_id)
         if self.has_sentence_vectors:
-            table = self.artifacts.arrays["sentence_table"]
+            table = self.artifacts.arrays[SENTENCE_TABLE]
             lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
             spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
-            return spans, self.artifacts.arrays["sentence_vectors"][lo:hi].astype(np.float32)
+            return spans, self.artifacts.arrays[SENTENCE_VECTORS][lo:hi].astype(np.float32)
         abstract = self.papers[row].abstract
         spans = split_sentences(abstract)
         if not spans:

@@ -7,7 +7,7 @@ query pull in their neighbours; a query that is ambiguous or short gains context
 
 Only the first pass's candidates are re-scored, so the stage costs one (candidates, d) product,
 not a second search. Measured on ACM-CR (full corpus), settings chosen by 2-fold
-cross-validation: benchmarks/quality/prf_study.py, benchmarks/results/quality-acm-cr-prf.md.
+cross-validation: studies/prf_study.py, studies/results/quality-acm-cr-prf.md.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ FEEDBACK_WEIGHT = 0.5  # how far: query + weight * their mean vector
 # The gate: below this many papers the pass is skipped and the first pass comes back unchanged.
 # On the 71 seeds the pass loses (seed questions MRR 0.964 with it, 0.993 without; related
 # pairs 46 vs 47 of 60, cosine 47), chosen by 2-fold CV by question
-# (benchmarks/quality/small_corpora.py, benchmarks/results/quality-small-seeds.md); on full
+# (studies/small_corpora.py, studies/results/quality-small-seeds.md); on full
 # ACM-CR (106k papers) it wins. Where between them it starts to win is still to be measured
 # on the 1k / 10k ACM-CR corpora of that study.
 FEEDBACK_MIN_PAPERS = 1_000

@@ -24,11 +24,11 @@ from explorer.query.ranking import (
 )
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
-# `explorer eval` on ACM-CR slices (benchmarks/results/quality-acm-cr-2026-11-30.md): hybrid
+# `explorer eval` on ACM-CR slices (studies/results/quality-acm-cr-2026-11-30.md): hybrid
 # beat both lexical and dense in nDCG@10 on all three query sets, on 3k and 10k papers.
 DEFAULT_MODE = HYBRID
 # Hybrid runs a pseudo-relevance feedback pass unless told not to (feedback.py): it won in
-# 2-fold cross-validation on full ACM-CR (benchmarks/results/quality-acm-cr-prf.md).
+# 2-fold cross-validation on full ACM-CR (studies/results/quality-acm-cr-prf.md).
 DEFAULT_FEEDBACK = True
 # The channels, by name: what Explorer.channel(name) returns.
 SCORES = "scores"  # a precomputed score of every row (Request.scores), in place of dense

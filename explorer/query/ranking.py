@@ -16,15 +16,15 @@ MODES = (LEXICAL, DENSE, HYBRID)
 RRF_K = 60  # the constant of Cormack et al. (2009)
 # Hybrid = equal-weight blend of min-max normalised channel scores. Chosen over RRF on the
 # paragraph queries and checked on the sentence and paper queries of two ACM-CR slices
-# (benchmarks/quality/fusion_study.py; benchmarks/results/quality-acm-cr-2026-11-30.md).
+# (studies/fusion_study.py; studies/results/quality-acm-cr-2026-11-30.md).
 DENSE_WEIGHT = 0.5
 # Rows each channel contributes to a fused ranking: 200 (was 100) with the weight above and the
 # feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
-# (benchmarks/quality/prf_study.py; benchmarks/results/quality-acm-cr-prf.md).
+# (studies/prf_study.py; studies/results/quality-acm-cr-prf.md).
 CANDIDATES = 200
 # absolute_fusion's default weight of BM25 relative to the query's best attainable score. Not
 # wired into policy.py yet; 2-fold CV on ACM-CR 100/1k/10k + seeds chose 0.8-1.2 for search
-# and 0.8 for similar (benchmarks/results/quality-small-corpora.md); full ACM-CR is unmeasured.
+# and 0.8 for similar (studies/results/quality-small-corpora.md); full ACM-CR is unmeasured.
 LEXICAL_WEIGHT = 0.2
 
 
