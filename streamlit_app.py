@@ -18,7 +18,7 @@ import streamlit as st
 from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
-from explorer.settings import Settings
+from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
@@ -33,9 +33,10 @@ LOG = logging.getLogger("paper_explorer.app")
 
 # -- loading --------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner="Loading the model and the index…", max_entries=1)
-def load_explorer(folder: str, build_key: str) -> Explorer:
-    """The Explorer of the current build only: a rebuild swaps it (and frees the old files)."""
-    explorer = Explorer.open(folder)
+def load_explorer(folder: str, build_key: str, model: str | None = None) -> Explorer:
+    """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
+    `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""
+    explorer = Explorer.open(folder, model=model)
     explorer.embed_query("warm-up")  # load the model now, not on the first question
     return explorer
 
@@ -262,9 +263,11 @@ def error_ui(exc: ExplorerError, folder: str) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
-    folder = str(Settings.from_env().index_dir)
+    folder = DEFAULT_INDEX_DIR
     try:
-        app_ui(folder)
+        settings = Settings.from_env()
+        folder = str(settings.index_dir)
+        app_ui(folder, settings.query_model)
     except ExplorerError as exc:  # e.g. no index, or a paper that a rebuilt index no longer has
         error_ui(exc, folder)
     except Exception:  # anything else: a plain message here, the traceback in the server log
@@ -272,8 +275,8 @@ def main() -> None:
         st.error(page.FAILED)
 
 
-def app_ui(folder: str) -> None:
-    explorer = load_explorer(folder, page.build_key(read_manifest(Path(folder))))
+def app_ui(folder: str, model: str | None = None) -> None:
+    explorer = load_explorer(folder, page.build_key(read_manifest(Path(folder))), model)
     facets = public.public_facets(explorer)
     location, notice = session_location(explorer, facets)
     location = sidebar_ui(explorer, location, facets)

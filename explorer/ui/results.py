@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.query.explain import explain_match, explain_pair
+from explorer.query.options import QueryOptions
 from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key
@@ -67,30 +68,31 @@ def embed(explorer: Explorer, text: str) -> np.ndarray:
     return _VECTORS.get((model_key(explorer.manifest), text), lambda: explorer.embed_query(text))
 
 
-def query_key(facets: Mapping[str, Any], location: Location, top_k: int = 0,
-              narrow: bool = True) -> tuple:
-    """The hashable key of a ranking at `location`: (top_k, its filters with the sources by
-    file; none when not `narrow`); `top_k` 0 is the location's; `facets` as public_facets."""
-    return top_k or location.top_k, narrowing(facets, location) if narrow else NO_FILTERS
+def query_options(facets: Mapping[str, Any], location: Location, top_k: int = 0,
+                  narrow: bool = True) -> QueryOptions:
+    """The options of a ranking at `location` (hashable: it is the memo's key): its result
+    count (`top_k` 0: the location's) and filters, sources named by their files (none when
+    not `narrow`); `facets` as public_facets."""
+    venues, sources, year_min, year_max = narrowing(facets, location) if narrow else NO_FILTERS
+    return QueryOptions(top_k=top_k or location.top_k,
+                        filters=Filters(venues, sources, year_min, year_max))
 
 
 def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
            narrow: bool = True) -> list[Hit]:
     """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
     filters of `location` (none when not `narrow`); `top_k` 0 is the location's."""
-    key = query_key(public_facets(explorer), location, top_k, narrow)
+    options = query_options(public_facets(explorer), location, top_k, narrow)
 
     def rank() -> list[Hit]:
-        count, (venues, sources, year_min, year_max) = key
-        filters = Filters(frozenset(venues), frozenset(sources), year_min, year_max)
         if verb == "search":
             vector = embed(explorer, subject[0])
-            return explorer.search_vector(vector, count, filters, text=subject[0])
+            return explorer.search_vector(vector, text=subject[0], options=options)
         if verb == "similar":
-            return explorer.similar(subject[0], count, filters)
-        return explorer.recommend(*subject, top_k=count, filters=filters)
+            return explorer.similar(subject[0], options=options)
+        return explorer.recommend(*subject, options=options)
 
-    return _memo(explorer, "hits").get((verb, subject, key), rank)
+    return _memo(explorer, "hits").get((verb, subject, options), rank)
 
 
 def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "",
