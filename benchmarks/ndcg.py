@@ -70,9 +70,9 @@ def _index(dataset: Path, backend: str) -> Explorer:
 
 def _fp32(folder: Path, dataset: Path) -> Explorer:
     """An existing torch fp32 index of the dataset (built before the backends existed)."""
-    if (folder / "manifest.json").is_file():
-        if Explorer.open(folder).manifest.model.backend in (None, TORCH):
-            return Explorer.open(folder, backend=TORCH)
+    recorded = (folder / "manifest.json").is_file() and Explorer.open(folder).manifest.model
+    if recorded and recorded.backend in (None, TORCH):
+        return Explorer.open(folder, backend=TORCH)
     return _index(dataset, TORCH)
 
 

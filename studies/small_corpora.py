@@ -100,7 +100,8 @@ def rankings(corpus: Corpus, text: str, vector: np.ndarray, exclude: int | None 
 
 
 # -- ACM-CR small corpora ------------------------------------------------------
-def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS, cache: Path | None = None) -> list[dict]:
+def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS,  # noqa: C901 - one loop per study axis
+             cache: Path | None = None) -> list[dict]:
     """Per-query metrics of every configuration -> rows {set, size, draw, fold, config: {...}}."""
     pool = load_pool(dataset, cache)
     papers, vectors = pool["papers"], pool["vectors"]

@@ -50,7 +50,7 @@ def _together(work: Callable[[int], object], threads: int = THREADS) -> list:
         try:
             barrier.wait()
             results[i] = work(i)
-        except BaseException as exc:  # reported below, with every thread's failures
+        except BaseException as exc:  # noqa: BLE001 - reported below, with every thread's failures
             errors.append(exc)
 
     workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]

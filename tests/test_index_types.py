@@ -60,7 +60,7 @@ def test_filtered_search_only_returns_allowed_rows(kind, share, corpus):
     index = VectorIndex.build(vectors, kind)
     rng = np.random.default_rng(2)
     allowed = np.sort(rng.choice(len(vectors), int(share * len(vectors)), replace=False))
-    scores, rows = index.search(queries, TOP_K, allowed)
+    _scores, rows = index.search(queries, TOP_K, allowed)
     assert set(rows.ravel()) <= set(allowed.tolist())
     assert (rows >= 0).all()  # k hits whenever k rows are allowed
     for i, query in enumerate(queries):

@@ -28,7 +28,7 @@ def test_big_corpora_keep_their_clusters_apart_on_the_map(monkeypatch):
 
 
 def test_small_corpora_use_plain_tsne():
-    vectors, labels = _clustered(10, 3)
+    vectors, _labels = _clustered(10, 3)
     positions, method = maps._layout(vectors)
     assert method == "tsne" and positions.shape == (30, 2)
 

@@ -46,8 +46,18 @@ from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.files import atomic_write, file_checksum
 from explorer.index.dense import VectorIndex
 
-__all__ = ["Artifacts", "Arrays", "Manifest", "index_files", "load_artifacts", "paper_lines",
-           "read_manifest", "rebuild_hint", "verify_files", "write_artifacts"]
+__all__ = [
+    "Arrays",
+    "Artifacts",
+    "Manifest",
+    "index_files",
+    "load_artifacts",
+    "paper_lines",
+    "read_manifest",
+    "rebuild_hint",
+    "verify_files",
+    "write_artifacts",
+]
 
 LOAD_ATTEMPTS = 5  # a load that loses a race with finishing builds reads the manifest again
 

@@ -52,7 +52,7 @@ PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 LOCK_WAIT = 60.0
 
 
-def build(
+def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     inputs: Sequence[str | Path],
     out: Path,
     model: str,

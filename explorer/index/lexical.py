@@ -184,6 +184,13 @@ class LexicalIndex:
         found, position = np.unique(rows, return_inverse=True)
         return found.astype(np.int64), np.bincount(position, weights=weights).astype(np.float32)
 
+    def query_idfs(self, text: str) -> np.ndarray:
+        """BM25 idf of each token of `text` found in the vocabulary, in order (float64, (t,));
+        tokenized exactly as the index's own text was (no second stemming)."""
+        ids = [self.vocab[token] for token in self.tokenize(text) if token in self.vocab]
+        df = self._df[ids]
+        return np.log(1 + (self.count - df + 0.5) / (df + 0.5))
+
     def idf(self, term: str) -> float:
         """BM25 (Lucene) inverse document frequency of a word (stemmed here); 0 if unknown."""
         position = self.vocab.get(self.tokenize.stem(term.lower()))

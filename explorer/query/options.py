@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.query.hits import Filters
@@ -23,7 +23,7 @@ class QueryOptions:
     (hybrid only). Equal options hash equal: the app uses them in its cache key."""
 
     top_k: int = 10
-    filters: Filters = Filters()
+    filters: Filters = field(default_factory=Filters)
     mode: str | None = None
     diverse: bool = False
     feedback: bool | None = None

@@ -100,14 +100,8 @@ def lexical_ceiling(idfs: Sequence[float]) -> float:
 
 
 def query_ceiling(index, text: str) -> float:
-    """lexical_ceiling of `text` in a LexicalIndex: the idf of each of its known terms.
-
-    (Reads the index's document frequencies; LexicalIndex.idf re-stems its argument, and
-    Snowball stems are not always stable under a second stemming.)"""
-    count = index.count
-    df = index._df  # noqa: SLF001 -- document frequency per term id
-    ids = [index.vocab[t] for t in index.tokenize(text) if t in index.vocab]
-    return lexical_ceiling(np.log(1 + (count - df[ids] + 0.5) / (df[ids] + 0.5)).tolist())
+    """lexical_ceiling of `text` in a LexicalIndex: the idf of each of its known terms."""
+    return lexical_ceiling(index.query_idfs(text).tolist())
 
 
 def absolute_fusion(dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndarray, np.ndarray],

@@ -12,6 +12,7 @@ label ends at the first raw ``]``, math or not). Any other formula is shown as i
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Iterable, Sequence
@@ -64,7 +65,7 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
         cuts.update((start, min(end, len(text))))
     edges = sorted(cuts)
     groups: list[tuple[bool, list[str]]] = []
-    for start, end in zip(edges, edges[1:]):
+    for start, end in itertools.pairwise(edges):
         piece = text[start:end]
         rendered = _formula(piece) if (start, end) in maths else escape_markdown(piece)
         lit = any(low <= start and end <= high for low, high in marked)
