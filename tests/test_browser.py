@@ -196,10 +196,14 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, hostile
     box.fill("verify your account before the session expires")
     box.press("Enter")
     page.get_by_text("papers closest to your question").wait_for()
-    # Let the rerun finish first: clicking expanders of a page that is still redrawing its
-    # cards left a click waiting on a detached element (seen twice in a long-used tree).
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')")
-    for expander in page.get_by_text("Abstract", exact=True).all():
+    # Let the rerun finish first: the previous page's elements stay on screen, marked stale,
+    # until the rerun replaces or removes them, so a list of expanders taken too early names
+    # some that vanish (a click then waited 90 s for `.nth(10)` of ten).
+    page.wait_for_function("""() => !document.querySelector('[data-testid=stStatusWidget]')
+        && !document.querySelector('[data-stale=true]')""")
+    expanders = page.locator(CARDS).get_by_text("Abstract", exact=True).all()
+    assert len(expanders) >= 5, len(expanders)
+    for expander in expanders:
         expander.click()
     page.locator(CARDS).first.get_by_text("Verify your account", exact=False).first.wait_for()
     shot(page, "12-hostile-math-results")
