@@ -219,7 +219,7 @@ def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location
     filters picked here."""
     with st.sidebar:
         st.markdown("## :material/library_books: Paper Explorer")
-        for name, label, icon in page.PAGES:
+        for name, (label, icon) in page.PAGES.items():
             button(label.format(marked=len(location.like) + len(location.unlike)),
                    replace(location, page=name), key=f"nav-{name}", icon=icon, width="stretch",
                    type="primary" if location.page == name else "secondary")

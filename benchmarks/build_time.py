@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import load_abstracts, peak_rss_mb, save
+from benchmarks.common import load_abstracts, peak_rss_mb, plain_model, save
 from benchmarks.indexes import papers_file, prepare, work_dir
 
 
@@ -94,10 +94,8 @@ def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
 def _baseline_build(count: int) -> int:
     import faiss
 
-    from explorer.model.embedder import _sentence_transformer, resolve_model
-
     records = load_abstracts(10**6)[:count]
-    model = _sentence_transformer(resolve_model("default").path)
+    model = plain_model()
     vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
     vectors /= ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5
     index = faiss.IndexFlatIP(vectors.shape[1])
@@ -160,11 +158,9 @@ def _add(task: str, size: int) -> int:
         return _product_build(inputs, work_dir() / "add-100", fresh=False)
     import faiss
 
-    from explorer.model.embedder import _sentence_transformer, resolve_model
-
     records = [json.loads(line) for line in extra.read_text().splitlines()]
     index = faiss.read_index(str(work_dir() / "add-100" / manifest.files[INDEX].name))
-    model = _sentence_transformer(resolve_model("default").path)
+    model = plain_model()
     vectors = model.encode([f"{r['title']}. {r['abstract']}" for r in records])
     index.add(vectors / ((vectors**2).sum(axis=1, keepdims=True)) ** 0.5)
     faiss.write_index(index, str(work_dir() / "baseline-add.faiss"))

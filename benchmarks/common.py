@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.model.embedder import resolve_model
 from explorer.settings import default_cache_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +40,18 @@ QUERIES = [
     "fairness constraints in classification",
     "3D object detection from point clouds",
 ]
+
+
+def plain_model(path: Path | None = None):
+    """The baselines' model: plain sentence-transformers on the CPU, fp32, from the local folder
+    `path` (default: the product's default model), with the Hugging Face hub switched off before
+    the import, as the product runs it: no network at run time."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from sentence_transformers import SentenceTransformer
+
+    folder = path or resolve_model("default").path
+    return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
 
 
 def cache_dir() -> Path:

@@ -12,8 +12,8 @@ import argparse
 
 import numpy as np
 
-from benchmarks.common import QUERIES, load_abstracts, paper_text, save, timed
-from explorer.model.embedder import Embedder, _sentence_transformer, resolve_model
+from benchmarks.common import QUERIES, load_abstracts, paper_text, plain_model, save, timed
+from explorer.model.embedder import Embedder, resolve_model
 
 TOP_K = 10
 
@@ -26,7 +26,7 @@ def run(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     texts = [paper_text(r) for r in load_abstracts(args.n)]
     spec = resolve_model("default")
-    model = _sentence_transformer(spec.path)
+    model = plain_model(spec.path)
     configs = {"baseline": _baseline(model, texts)}
     for item in args.backends.split(","):
         backend, batch = item.split(":")

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, ROOT, save, timed
+from benchmarks.common import QUERIES, ROOT, plain_model, save, timed
 from benchmarks.indexes import prepare, work_dir
 from explorer.artifacts.layout import INDEX
 from explorer.build.builder import build
-from explorer.model.embedder import resolve_model
 from explorer.query.engine import Explorer
 
 TOP_K = 10
@@ -35,18 +35,17 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--folders", nargs="*", default=[], metavar="INDEX",
                         help="also measure these built index folders (e.g. a 100k+ ACM-CR index)")
     args = parser.parse_args(argv)
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(resolve_model("default").path), device="cpu",
-                                local_files_only=True)
+    model = plain_model()
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         for kind in args.kinds.split(","):
             folder, real = _folder(size, kind)
-            rows.append(_measure(Explorer.open(folder), model, args.repeats, real, args.mode))
-    for folder in args.folders:
+            rows.append(_measure(folder, Explorer.open(folder), model, args.repeats, real,
+                                 args.mode))
+    for folder in map(Path, args.folders):
         explorer = Explorer.open(folder)
-        rows.append(_measure(explorer, model, args.repeats, len(explorer.papers), args.mode))
+        rows.append(_measure(folder, explorer, model, args.repeats, len(explorer.papers),
+                             args.mode))
     name = "-".join(["query"] + ([args.kinds.replace(",", "-")] if args.kinds != "auto" else [])
                     + ([args.mode] if args.mode else []))
     save(name, "Query latency end to end, top 10", rows,
@@ -63,7 +62,9 @@ def _folder(size: int, kind: str):
     return prepare(size, kind)
 
 
-def _measure(explorer: Explorer, model, repeats: int, real: int, mode: str | None) -> dict:
+def _measure(folder: Path, explorer: Explorer, model, repeats: int, real: int,
+             mode: str | None) -> dict:
+    """The product's and the baseline's latencies on the index `folder`, opened as `explorer`."""
     vectors = np.array(explorer.vectors)  # the baseline's own copy, as a plain script keeps
     papers = explorer.papers
 
@@ -91,9 +92,9 @@ def _measure(explorer: Explorer, model, repeats: int, real: int, mode: str | Non
             "p50_ratio": round(theirs_ms[0] / ours_ms[0], 2),
             "p99_ratio": round(theirs_ms[1] / ours_ms[1], 2),
             "backend": f"{info['backend']}/{info['precision']}", "mode": mode or explorer.default_mode,
-            "index_bytes_per_paper": _bytes_per_paper(explorer)}
+            "index_bytes_per_paper": _bytes_per_paper(explorer, folder)}
 
 
-def _bytes_per_paper(explorer: Explorer) -> float:
+def _bytes_per_paper(explorer: Explorer, folder: Path) -> float:
     entry = explorer.manifest.files[INDEX]
-    return round(os.path.getsize(explorer.artifacts.folder / entry.name) / len(explorer.papers), 1)
+    return round(os.path.getsize(folder / entry.name) / len(explorer.papers), 1)

@@ -16,6 +16,7 @@ from explorer.errors import ExplorerError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_INDEX_DIR = "embeddings"
+DEFAULT_CORPUS = "seeds"  # what `explorer build` reads when given no paths
 DEFAULT_BATCH_SIZE = 32  # texts per model call (benchmarks/README.md: 8/16/32 within noise)
 DEFAULT_MAX_FILE_BYTES = 2 << 30  # per corpus file, decompressed
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -19,6 +19,7 @@ from typing import Any
 from explorer.artifacts.layout import MANIFEST, REQUIRED
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
+from explorer.settings import DEFAULT_CORPUS
 
 FORMAT_VERSION = 1
 # field -> type; the first ones are required (every build has written them)
@@ -137,9 +138,10 @@ class Manifest:
         values["files"] = {role: entry.to_dict() for role, entry in self.files.items()}
         return _with_extra({k: v for k, v in values.items() if v is not None}, self.extra)
 
-    def rebuild_hint(self, folder: Path) -> str:
-        """The command that rebuilds the index in `folder` from the inputs it was built from."""
-        return _command(folder, self.inputs)
+    def rebuild_hint(self, folder: str | Path, show: Callable[[str], str] = str) -> str:
+        """The command that rebuilds the index in `folder` from the inputs it was built from,
+        each path (and `folder`) written as `show` names it."""
+        return _command(folder, self.inputs, show)
 
 
 _MAPPINGS = ("skipped", "notes", "versions", "lexical")
@@ -175,11 +177,12 @@ def rebuild_hint(folder: Path, manifest: Manifest | None = None) -> str:
     return _command(folder, None if manifest is None else manifest.inputs)
 
 
-def _command(folder: Path, inputs: object) -> str:
+def _command(folder: str | Path, inputs: object, show: Callable[[str], str] = str) -> str:
+    """`explorer build INPUTS --out FOLDER`; the default corpus when `inputs` are not paths."""
     paths = list(inputs) if isinstance(inputs, (list, tuple)) else []
     if not (paths and all(isinstance(path, str) for path in paths)):
-        paths = ["seeds"]
-    return f"explorer build {' '.join(paths)} --out {folder}"
+        paths = [DEFAULT_CORPUS]
+    return f"explorer build {' '.join(map(show, paths))} --out {show(str(folder))}"
 
 
 def read_manifest(folder: Path) -> Manifest:

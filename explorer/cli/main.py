@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from explorer.build.builder import AUTO, LOCK_WAIT
+from explorer.cli.evaluation import add_eval
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
-from explorer.settings import Settings
+from explorer.index.dense import INDEX_TYPES
+from explorer.model.distributed import ENGINES, LOCAL
+from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
+from explorer.query.ranking import MODES
+from explorer.settings import DEFAULT_CORPUS, DEFAULT_INDEX_DIR, Settings
 
 EXIT_USAGE = 2
+INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     ):
         _add_ask(commands, name, target, help_text)
     _add_recommend(commands)
-    _add_eval(commands)
+    add_eval(commands)
     _add_info(commands)
     add_model(commands)
     return parser
@@ -59,15 +66,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_build(commands) -> None:
     build = commands.add_parser("build", help="embed a corpus into an index folder")
-    build.add_argument("paths", nargs="*", default=["seeds"], metavar="PATH",
-                       help="files or folders: seed .txt, .jsonl, .json, .csv (optionally .gz)")
-    build.add_argument("--out", type=Path, help="index folder (default: EXPLORER_INDEX or embeddings)")
+    build.add_argument("paths", nargs="*", default=[DEFAULT_CORPUS], metavar="PATH",
+                       help=f"files or folders: {format_names()} (optionally .gz)")
+    build.add_argument("--out", type=Path, help=INDEX_HELP)
     build.add_argument("--model", help="model name or local sentence-transformers folder")
-    build.add_argument("--index-type", default="auto", choices=["auto", "flat", "hnsw"])
+    build.add_argument("--index-type", default=AUTO, choices=[AUTO, *INDEX_TYPES])
     build.add_argument("--batch-size", type=positive_int)  # default: Settings.batch_size
-    build.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
-                       help="how long to wait for another build of the same folder (default 60)")
-    build.add_argument("--engine", default="local", choices=["local", "ray"],
+    build.add_argument("--wait", type=float, default=LOCK_WAIT, metavar="SECONDS",
+                       help="how long to wait for another build of the same folder "
+                       f"(default {LOCK_WAIT:g})")
+    build.add_argument("--engine", default=LOCAL, choices=ENGINES,
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
                        help="skip per-sentence vectors (faster build; explanations embed on demand)")
@@ -81,7 +89,7 @@ def _add_ask(commands, name: str, target: str, help_text: str) -> None:
     command.add_argument("--batch", metavar="FILE",
                          help="one input per line ('-' for stdin); prints JSON lines")
     _add_query_options(command)
-    command.add_argument("--mode", choices=["lexical", "dense", "hybrid"],
+    command.add_argument("--mode", choices=MODES,
                          help="ranking: BM25, embeddings, or both fused (default: the index's)")
     command.add_argument("--explain", action="store_true",
                          help="show the best-matching sentences and shared terms of each hit")
@@ -95,7 +103,8 @@ def _add_recommend(commands) -> None:
     recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--query", help="optional text that steers the recommendation")
-    recommend.add_argument("--method", choices=["svm", "centroid"], default="svm",
+    methods = [DEFAULT_RECOMMENDER, *(m for m in RECOMMENDERS if m != DEFAULT_RECOMMENDER)]
+    recommend.add_argument("--method", choices=methods, default=DEFAULT_RECOMMENDER,
                            help="per-request linear SVM (default) or the mean of the liked papers")
     _add_query_options(recommend)
     recommend.set_defaults(run=_recommend)
@@ -103,13 +112,13 @@ def _add_recommend(commands) -> None:
 
 def _add_info(commands) -> None:
     info = commands.add_parser("info", help="what an index holds")
-    info.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
+    info.add_argument("--index", help=INDEX_HELP)
     info.add_argument("--json", action="store_true")
     info.set_defaults(run=_info)
 
 
 def _add_query_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--index", help="index folder (default: EXPLORER_INDEX or embeddings)")
+    command.add_argument("--index", help=INDEX_HELP)
     command.add_argument("--model", help="must be the model the index was built with")
     command.add_argument("--k", type=positive_int, default=10,
                          help="how many results (default 10)")
@@ -119,57 +128,6 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--year-max", type=year)
     command.add_argument("--diverse", action="store_true",
                          help="re-rank for variety (MMR) so near-copies do not fill the list")
-
-
-def _add_eval(commands) -> None:
-    from explorer.eval.evaluate import SETS
-    from explorer.query.ranking import MODES
-
-    command = commands.add_parser("eval", help="score the ranking on a BEIR-style folder")
-    command.add_argument("dataset", type=Path, help="folder with corpus.jsonl[.gz] and queries")
-    command.add_argument("--set", dest="sets", nargs="+", default=["paragraphs"],
-                         choices=[*SETS, "all"], help="query set(s) (default paragraphs)")
-    command.add_argument("--queries", help="queries file in DATASET (instead of --set)")
-    command.add_argument("--qrels", help="qrels file in DATASET (with --queries)")
-    command.add_argument("--mode", nargs="+", default=list(MODES), choices=MODES)
-    command.add_argument("--cache", type=Path, help="index folder kept between runs "
-                         "(default ~/.cache/paper-explorer/eval/NAME-HASH)")
-    command.add_argument("--model", help="model name or local sentence-transformers folder")
-    command.add_argument("--limit", type=positive_int, help="score only the first N queries of each set")
-    command.add_argument("--diverse", action="store_true", help="also score each mode with MMR")
-    command.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    command.add_argument("--output", type=Path, help="also write the JSON result to this file")
-    command.set_defaults(run=_eval)
-
-
-def _eval(args, settings: Settings, parser) -> int:
-    from explorer.eval.evaluate import (
-        SETS,
-        default_cache,
-        describe_run,
-        evaluate,
-        format_table,
-        load_set,
-        prepare_index,
-    )
-
-    if bool(args.queries) != bool(args.qrels):
-        parser.error("eval: give --queries and --qrels together")
-    bar = Bar()
-    cache = args.cache or default_cache(args.dataset, settings.cache_dir)
-    explorer, summary = prepare_index(args.dataset, cache, settings.model, progress=bar.update)
-    bar.close()
-    print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
-    names = [None] if args.queries else (list(SETS) if "all" in args.sets else args.sets)
-    results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
-                        args.mode, args.limit, diverse=args.diverse) for name in names]
-    report = {**describe_run(explorer, args.dataset, "explorer " + " ".join(sys.argv[1:])),
-              "results": results}
-    if args.output:
-        args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(safe_json(report, indent=2) if args.json
-          else safe_text(format_table(results), keep_newlines=True))
-    return 0
 
 
 def _build(args, settings: Settings, parser) -> int:

@@ -18,11 +18,10 @@ from typing import Any
 from explorer.errors import CorpusError
 from explorer.files import ReadErrors, parse_json, read_chunks, read_jsonl, read_lines
 
-SEED_SUFFIXES = {".txt", ".text"}
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-JSON_SUFFIXES = {".json"}
-CSV_SUFFIXES = {".csv", ".tsv"}
-SUPPORTED = SEED_SUFFIXES | JSONL_SUFFIXES | JSON_SUFFIXES | CSV_SUFFIXES
+# Each format's suffixes, the usual one first (help texts name that one); each may end in .gz.
+FORMATS = {"seed": (".txt", ".text"), "jsonl": (".jsonl", ".ndjson"), "json": (".json",),
+           "csv": (".csv", ".tsv")}
+SUPPORTED = {suffix for suffixes in FORMATS.values() for suffix in suffixes}
 ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
 Record = tuple[str, dict[str, Any]]
 ERRORS = ReadErrors(CorpusError, too_big="Split the file, or raise the limit with "
@@ -81,11 +80,16 @@ def kind_of(path: Path) -> str | None:
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     suffix = suffixes[-1] if suffixes else ""
-    for kind, group in (("seed", SEED_SUFFIXES), ("jsonl", JSONL_SUFFIXES),
-                        ("json", JSON_SUFFIXES), ("csv", CSV_SUFFIXES)):
+    for kind, group in FORMATS.items():
         if suffix in group:
             return kind
     return None
+
+
+def format_names() -> str:
+    """The formats by their usual suffix, for help texts: 'seed .txt, .jsonl, .json, .csv'."""
+    return ", ".join(f"seed {group[0]}" if kind == "seed" else group[0]
+                     for kind, group in FORMATS.items())
 
 
 def read_file(path: Path, limit: int) -> Iterator[Record]:

@@ -34,6 +34,7 @@ from explorer.query.pipeline import run
 from explorer.query.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
 from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
 from explorer.query.suggest import PaperRows
+from explorer.settings import DEFAULT_INDEX_DIR
 
 __all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", "QueryOptions"]
 
@@ -64,7 +65,7 @@ class Explorer:
             SCORES: ScoreChannel()}
 
     @classmethod
-    def open(cls, folder: str | Path = "embeddings", model: str | None = None,
+    def open(cls, folder: str | Path = DEFAULT_INDEX_DIR, model: str | None = None,
              backend: str = AUTO) -> Explorer:
         """Load and check the index in `folder`. The model loads on the first text query.
 

@@ -16,7 +16,10 @@ from urllib.parse import urlencode
 
 from explorer.query.engine import Filters
 
-PAGES = ("ask", "paper", "marked", "map")
+ASK, PAPER, MARKED, MAP = "ask", "paper", "marked", "map"
+PAGES = (ASK, PAPER, MARKED, MAP)
+VIEWS = (MARKED, MAP)  # the pages a link names with ?view= (the others follow from q and paper)
+WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
 MAX_QUERY_CHARS = 5000  # longer text in a link is cut; the model reads far less anyway
@@ -32,7 +35,7 @@ class Location:
     """Where the user is: the page and everything on it that a link restores. `query` is the
     question; `steer` the text steering recommendations."""
 
-    page: str = "ask"
+    page: str = ASK
     query: str = ""
     paper_id: str | None = None
     like: tuple[str, ...] = ()
@@ -47,7 +50,7 @@ class Location:
     def __post_init__(self) -> None:
         if self.page not in PAGES:
             raise ValueError(f"page must be one of {PAGES}, not {self.page!r}")
-        if self.page == "paper" and not self.paper_id:
+        if self.page == PAPER and not self.paper_id:
             raise ValueError("the paper page needs a paper_id")
 
     def filters(self) -> Filters:
@@ -68,11 +71,11 @@ class Location:
 def encode(location: Location) -> dict[str, list[str]]:
     """Query parameters for `location`; every value is a list (repeated keys)."""
     params: dict[str, list[str]] = {}
-    if location.page in ("map", "marked"):
+    if location.page in VIEWS:
         params["view"] = [location.page]
     if location.query:
         params["q"] = [location.query[:MAX_QUERY_CHARS]]
-    if location.paper_id and location.page in ("paper", "map"):
+    if location.paper_id and location.page in WITH_PAPER:
         params["paper"] = [location.paper_id]
     for key, values in (("like", location.like), ("unlike", location.unlike),
                         ("venue", location.venues), ("source", location.sources)):
@@ -105,11 +108,11 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
     paper_id = last("paper")
     paper_id = paper_id if 0 < len(paper_id) <= MAX_ID_CHARS else None
     view = last("view")
-    if view in ("map", "marked"):
+    if view in VIEWS:
         page = view
     else:
-        page = "paper" if paper_id else "ask"
-    if page == "marked":  # the marked page shows no open paper (and its link names none)
+        page = PAPER if paper_id else ASK
+    if page not in WITH_PAPER:  # e.g. the marked page: no open paper (and its link names none)
         paper_id = None
     like, unlike = _unique(values.get("like", [])), _unique(values.get("unlike", []))
     both = set(like) & set(unlike)

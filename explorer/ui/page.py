@@ -15,7 +15,7 @@ from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.hits import Hit
-from explorer.ui.links import Location, decode
+from explorer.ui.links import ASK, MAP, MARKED, PAPER, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -38,8 +38,9 @@ MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material
              "*Less like this*; recommendations from the whole set appear here.")
 STEER = "Steer the recommendations with words (optional)"
 SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and filters."
-PAGES = (("ask", "Ask", ":material/search:"), ("marked", "Marked ({marked})", ":material/bookmarks:"),
-         ("map", "Corpus map", ":material/scatter_plot:"))  # the sidebar's page buttons
+# The sidebar's page buttons, in order: page (links.PAGES) -> (label, icon). The paper page has none.
+PAGES = {ASK: ("Ask", ":material/search:"), MARKED: ("Marked ({marked})", ":material/bookmarks:"),
+         MAP: ("Corpus map", ":material/scatter_plot:")}
 
 
 # -- the location a link opens ----------------------------------------------------------------
@@ -64,7 +65,7 @@ def known_only(papers: PaperLookup, location: Location) -> tuple[Location, list[
     location = replace(location, like=tuple(p for p in location.like if known(p)),
                        unlike=tuple(p for p in location.unlike if known(p)))
     if location.paper_id and not known(location.paper_id):
-        location = replace(location, page="ask" if location.page == "paper" else location.page,
+        location = replace(location, page=ASK if location.page == PAPER else location.page,
                            paper_id=None)
     return location, unknown
 
@@ -227,8 +228,7 @@ def index_caption(facts: Mapping[str, str]) -> str:
 
 def public_hint(folder: str | Path, manifest: Manifest, root: str) -> str:
     """The rebuild command for this index, with inputs and folder named as `public_path`."""
-    inputs = [public_path(str(path), root) for path in manifest.inputs or ["seeds"]]
-    return f"explorer build {' '.join(inputs)} --out {public_path(str(folder), root)}"
+    return manifest.rebuild_hint(folder, show=lambda path: public_path(path, root))
 
 
 def build_key(manifest: Manifest) -> str:

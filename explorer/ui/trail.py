@@ -7,7 +7,7 @@ from typing import Protocol
 
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
-from explorer.ui.links import Location
+from explorer.ui.links import ASK, PAPER, Location
 from explorer.ui.text import plain
 
 Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
@@ -22,9 +22,9 @@ class PaperLookup(Protocol):
 
 def step_of(location: Location) -> Step | None:
     """The trail step a location stands for: a question or an open paper (other pages add none)."""
-    if location.page == "paper" and location.paper_id:
+    if location.page == PAPER and location.paper_id:
         return ("paper", location.paper_id)
-    if location.page == "ask" and location.query.strip():
+    if location.page == ASK and location.query.strip():
         return ("q", location.query)
     return None
 
@@ -40,9 +40,9 @@ def go_to(location: Location, step: Step) -> Location:
     """The location of a trail step, keeping the marked set and filters."""
     kind, value = step
     if kind == "q":
-        return replace(location, page="ask", query=value)
+        return replace(location, page=ASK, query=value)
     if kind == "paper":
-        return replace(location, page="paper", paper_id=value)
+        return replace(location, page=PAPER, paper_id=value)
     raise ValueError(f"unknown trail step kind {kind!r}")
 
 
