@@ -20,6 +20,7 @@ from explorer.query.engine import Explorer
 from studies import (
     explain_cost,
     feedback_eval,
+    fusion_full,
     fusion_study,
     lexical_full,
     make_slice,
@@ -146,6 +147,29 @@ def test_feedback_eval(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     assert set(modes) == {"lexical", "dense", "hybrid", "hybrid, no feedback"}
     assert modes["hybrid"]["ndcg@10"] == modes["hybrid, no feedback"]["ndcg@10"]  # the gate
     assert modes["dense"]["mrr@10"] >= 0.9
+
+
+def test_fusion_full_rows_are_what_the_product_ranks(tiny_acm: Path, seeds_index: Path,
+                                                    tmp_path: Path, monkeypatch):
+    output = tmp_path / "fusion"
+    report = fusion_full.main([str(tiny_acm), "--index", str(seeds_index), "--set", "sentences",
+                               "--output", str(output)])
+    assert json.loads(output.with_suffix(".json").read_text())["results"] == report["results"]
+    modes = report["results"][0]["modes"]
+    assert {"dense", "hybrid", "absolute 1.2, feedback", "absolute 0.5, no feedback"} <= set(modes)
+    assert modes["dense"]["mrr@10"] >= 0.9 and "sentences" in output.with_suffix(".md").read_text()
+    # The study's absolute ranker is the product's hybrid once policy.HYBRID_FUSION is switched.
+    from explorer.query import policy
+    from explorer.query.ranking import LEXICAL_WEIGHT
+
+    explorer = Explorer.open(seeds_index)
+    ranker = fusion_full.absolute_ranker(explorer, LEXICAL_WEIGHT, feedback=False)
+    monkeypatch.setattr(policy, "HYBRID_FUSION", policy.ABSOLUTE_FUSION)
+    for question, _ in PARAPHRASES[:8]:
+        vector = explorer.embed_query(question)
+        query = type("Query", (), {"text": question})()
+        hits = explorer.rank(question, vector, fusion_full.TOP_K, mode="hybrid", feedback=False)
+        assert ranker(query, vector) == [explorer.row(hit.paper_id) for hit in hits], question
 
 
 def test_recommend_eval(tiny_acm: Path, seeds_index: Path):
