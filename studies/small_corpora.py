@@ -264,6 +264,16 @@ def markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _model_label(seeds_index: Path | None, seeds_only: bool) -> str:
+    """Which model made the vectors: the seeds index's own, and the pool's (small_cache)."""
+    pool = "all-MiniLM-L6-v2 (bundled), ONNX Runtime fp32"
+    if seeds_index is None:
+        return pool
+    model = Explorer.open(seeds_index).manifest.model
+    seeds = " ".join(str(v) for v in (model.model_id, model.backend, model.precision) if v)
+    return f"seeds: {seeds}" + ("" if seeds_only else f"; ACM-CR pool: {pool}")
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
@@ -281,7 +291,7 @@ def main(argv: list[str] | None = None) -> dict:
     seed_top5 = {c: round(float(np.mean([q["top5"][c] for q in seeds["questions"]])), 4)
                  for c in ("dense", "lexical", "blend | fb on", "blend | fb off")}
     result = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": machine(),
-              "model": "all-MiniLM-L6-v2 (bundled), ONNX Runtime fp32",
+              "model": _model_label(args.seeds_index, args.seeds_only),
               "command": "python -m studies.small_corpora ACM-CR",
               "note": f"ACM-CR sub-corpora: each citing paper's judged papers plus random fill "
                       f"from a 10,000-paper pool (all judged papers + random), {args.draws} "
