@@ -93,7 +93,7 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
     with st.container(border=True, key=f"card-{key}"):
         head, score = st.columns([5, 1.4], vertical_alignment="top")
         head.markdown(f"{hit.rank}\\. {page.title_markdown(hit.paper)}")
-        score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.SCORE_HELP)
+        score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit))
         facts, snippet = page.facts_markdown(hit.paper, [note]), page.snippet_markdown(hit.paper, spans)
         if facts:
             st.caption(facts)

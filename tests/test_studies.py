@@ -18,6 +18,7 @@ import pytest
 
 from explorer.query.engine import Explorer
 from studies import (
+    badge_check,
     explain_cost,
     feedback_eval,
     fusion_full,
@@ -197,3 +198,12 @@ def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     assert held["seeds questions"]["dense"] >= 0.9  # MRR of the 69 seed questions
     assert {"papers 20", "papers 1000", "seeds pairs"} <= set(result["similar"]["held_out"])
     assert "## `similar`" in out.with_suffix(".md").read_text()
+
+
+def test_badge_check(seeds_index: Path, tmp_path: Path):
+    out = tmp_path / "badges"
+    measured = badge_check.main(["--index", str(seeds_index), "--out", str(out)])
+    assert len(measured["paraphrase targets (search)"]) == len(PARAPHRASES)
+    assert {h["strength"] for h in measured["off-topic: top hit"]} == {"weak"}
+    assert "| paraphrase targets (search) | 69 |" in out.with_suffix(".md").read_text()
+    assert json.loads(out.with_suffix(".json").read_text())["columns"][0] == "paper_id"

@@ -10,6 +10,7 @@ import pytest
 
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
+from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.ui.links import Location
 from explorer.ui.map_figure import clicked_paper_id, map_figure, shown_rows
@@ -20,6 +21,7 @@ from explorer.ui.page import (
     meta_parts,
     public_hint,
     query_note,
+    score_help,
     score_text,
     widget_values,
     with_filters,
@@ -114,6 +116,18 @@ def test_scores_read_as_cosine_and_rarity():
     assert score_text(Hit(1, 0.2, 50.0, paper)) == "cos 0.200 · top 50%"
     assert score_text(Hit(1, 0.15, 6.0, paper)) == "cos 0.150 · weak"
     assert score_text(Hit(1, 0.2, None, paper)) == "cos 0.200"
+    # with a strength word: the word; a question's score against paper pairs (an index built
+    # before question scores were stored): the rarity among paper pairs, as before
+    assert score_text(Hit(1, 0.61234, 99.95, paper, QUESTIONS, "strong match")) == (
+        "cos 0.612 · strong match")
+    assert score_text(Hit(1, 0.3, 96.0, paper, PAPERS, "related")) == "cos 0.300 · related"
+    assert score_text(Hit(1, 0.2, 70.0, paper, PAPERS)) == "cos 0.200 · top 30% of paper pairs"
+    assert score_text(Hit(1, 0.15, 6.0, paper, PAPERS)) == "cos 0.150 · weak"
+    assert "above 99.9% of random question-paper cosines" in score_help(
+        Hit(1, 0.6, 99.9, paper, QUESTIONS, "strong match"))
+    assert "above all random paper-paper cosines" in score_help(
+        Hit(1, 0.9, 100.0, paper, PAPERS, "strong match"))
+    assert "rebuild" in score_help(Hit(1, 0.2, 70.0, paper, PAPERS))
 
 
 def test_facts_about_papers_and_the_index():

@@ -20,8 +20,9 @@ SENTENCE_TABLE = "sentence_table"  # (m, 3) int32: paper row, start, end of each
 SENTENCE_VECTORS = "sentence_vectors"  # (m, d) float16, in table order
 TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedded text
 LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, vocabulary
-# Keys of the extras file (JSON): percentiles of random pair cosines, and the corpus map.
-PAIR_QUANTILES, MAP = "pair_quantiles", "map"
+# Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like
+# questions with other papers (query/calibration.py; absent in indexes built before), and the map.
+PAIR_QUANTILES, QUESTION_QUANTILES, MAP = "pair_quantiles", "question_quantiles", "map"
 # Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
 # and at 106k papers they are 475 MB, +0.7 s on every cold start.
 ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS)

@@ -17,6 +17,7 @@ import numpy as np
 from explorer.artifacts.layout import (
     MAP,
     PAIR_QUANTILES,
+    QUESTION_QUANTILES,
     SENTENCE_TABLE,
     SENTENCE_VECTORS,
     TEXT_HASHES,
@@ -33,6 +34,7 @@ from explorer.artifacts.store import (
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
+from explorer.build.quantiles import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.build.report import BuildReport
 from explorer.corpus.papers import CorpusReport, Paper, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
@@ -46,7 +48,6 @@ from explorer.settings import DEFAULT_BATCH_SIZE
 
 AUTO = "auto"
 HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
-PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 # How long a build waits for another build of the same folder (`make run` twice) before it
 # stops and says so; one that gets the lock after waiting usually finds the index up to date.
 LOCK_WAIT = 60.0
@@ -122,7 +123,9 @@ def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
                                         dtype=np.uint8).reshape(len(corpus.papers), 32)
     index = VectorIndex.build(vectors, report.index_type)
-    extras = {PAIR_QUANTILES: pair_quantiles(vectors), MAP: _map(corpus.papers, vectors, previous)}
+    extras = {PAIR_QUANTILES: pair_quantiles(vectors),
+              QUESTION_QUANTILES: _questions(corpus.papers, vectors, previous, embedder),
+              MAP: _map(corpus.papers, vectors, previous)}
     reused_only = previous is not None and not embedder.loaded
     model_info = previous.manifest.model.to_dict() if reused_only else embedder.info
     fields = {**_manifest(inputs, corpus, model_info, spec), **asdict(settings)}
@@ -172,6 +175,18 @@ def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -
     if previous is None:
         return compute_map(papers, vectors)
     return update_map(papers, vectors, previous.text_hashes, previous.extras.get(MAP))
+
+
+def _questions(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None,
+               embedder: LazyEmbedder) -> list[float]:
+    """quantiles.question_quantiles, or the previous build's when an update may keep them (so
+    an update that embeds nothing still never loads the model)."""
+    if previous is not None:
+        kept = kept_question_quantiles(previous.extras.get(QUESTION_QUANTILES),
+                                       len(previous.text_hashes), len(papers), embedder.loaded)
+        if kept is not None:
+            return kept
+    return question_quantiles(papers, vectors, embedder.embed_questions)
 
 
 def _not_read(inputs: Sequence[str | Path], out: Path) -> list[Path]:
@@ -249,19 +264,6 @@ def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
     else:  # built before the hashes were stored
         hashes = [p.text_hash for p in load_artifacts(out).papers]
     return _Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
-
-
-def pair_quantiles(vectors: np.ndarray, points: int = 101) -> list[float]:
-    """Cosine of random distinct paper pairs at percentiles 0..100: how unusual a score is."""
-    count = len(vectors)
-    if count < 2:
-        return []
-    rng = np.random.default_rng(0)
-    samples = min(PAIR_SAMPLES, count * (count - 1) // 2)
-    left = rng.integers(0, count, samples)
-    right = (left + rng.integers(1, count, samples)) % count
-    scores = np.einsum("ij,ij->i", vectors[left], vectors[right])
-    return [round(float(q), 5) for q in np.quantile(scores, np.linspace(0, 1, points))]
 
 
 def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -> dict:

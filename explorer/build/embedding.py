@@ -42,6 +42,10 @@ class LazyEmbedder:
 
         return self._get().embed_documents(texts, progress=step)
 
+    def embed_questions(self, texts: list[str]) -> np.ndarray:
+        """Embed `texts` as questions are embedded (Embedder.embed_queries) -> float32 (n, d)."""
+        return self._get().embed_queries(texts)
+
     def _get(self) -> Embedder:
         if self._embedder is None:
             from explorer.model.distributed import create_embedder

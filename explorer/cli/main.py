@@ -249,13 +249,22 @@ def _print_hits(hits: list[dict], as_json: bool) -> None:
         print("No results.")
     for hit in hits:
         mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
-        unusual = f", closer than {hit['percentile']:.0f}% of pairs" if hit["percentile"] else ""
         details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
         print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
-        print(f"    id {safe_text(hit['paper_id'])} · score {hit['score']:.3f}{unusual}"
+        print(f"    id {safe_text(hit['paper_id'])} · score {hit['score']:.3f}{_strength(hit)}"
               f"{' · ' + safe_text(details) if details else ''}")
         abstract = safe_text(" ".join(hit["abstract"].split()))
         print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
         for line in explanation_lines(hit.get("explanation", {})):
             print(f"    > {safe_text(line)}")
         print()
+
+
+def _strength(hit: dict) -> str:
+    """' · strong match (above 99.9% of random question-paper cosines)'; on an index built
+    before question scores, a question's hit: ', closer than 99% of paper pairs' (as before)."""
+    if hit.get("strength"):
+        from explorer.query.calibration import compared
+
+        return f" · {hit['strength']} ({compared(hit['percentile'], hit['compared_with'])})"
+    return f", closer than {hit['percentile']:.0f}% of paper pairs" if hit["percentile"] else ""

@@ -118,3 +118,7 @@ class RayEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """One query -> (d,): embedded on the cluster like any document."""
         return self.embed_documents([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Questions -> (n, d), each as embed_query embeds it."""
+        return self.embed_documents(texts)

@@ -201,7 +201,13 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 (d,), unit length."""
-        return self._encode([text])[0]
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed questions -> float32 (n, d), unit rows, each as embed_query embeds it."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self._encode(list(texts))
 
     def token_count(self, text: str) -> int:
         """Tokens the model would see before truncation (special tokens included)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
@@ -11,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.artifacts.layout import MAP, PAIR_QUANTILES, SENTENCE_TABLE, SENTENCE_VECTORS
+from explorer.artifacts.layout import MAP, SENTENCE_TABLE, SENTENCE_VECTORS
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
@@ -19,6 +18,7 @@ from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.model.embedder import AUTO, Embedder, ModelSpec
+from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.query.channels import (
     Channel,
     DenseChannel,
@@ -147,7 +147,7 @@ class Explorer:
         row = self.row(paper_id)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
-        return self.rank(text, self.vectors[row], exclude={row}, options=options)
+        return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS)
 
     def similar_to_text(self, text: str, top_k: int | None = None,
                         filters: Filters | None = None, *, options: QueryOptions | None = None,
@@ -163,12 +163,13 @@ class Explorer:
     def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
-             **changes: Any) -> list[Hit]:
+             kind: str = QUESTIONS, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
-        (and is what hits' cosine scores are to; BM25 scores in lexical mode); rows in
-        `exclude` never come back; `dense_scores` (n,), when given, replace the vector search
-        as the dense channel (e.g. an SVM's; no feedback then). What runs is decided by
-        policy.plan_for (channels, fusion, feedback, depth) and carried out by pipeline.run."""
+        (and is what hits' cosine scores are to, placed on `scale(kind)`; BM25 scores in
+        lexical mode); rows in `exclude` never come back; `dense_scores` (n,), when given,
+        replace the vector search as the dense channel (e.g. an SVM's; no feedback then). What
+        runs is decided by policy.plan_for (channels, fusion, feedback, depth) and carried out
+        by pipeline.run."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         plan = plan_for(options.mode, options, scores=dense_scores is not None)
         request = Request(text, vector, dense_scores,
@@ -176,7 +177,9 @@ class Explorer:
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        return [self._hit(rank, float(score), int(row), cosine=plan.cosine)
+        scale = self.scale(kind) if plan.cosine else None
+        return [Hit(rank, float(score), paper=self.papers[int(row)],
+                    **(UNPLACED if scale is None else scale.place(float(score))))
                 for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,
@@ -216,15 +219,17 @@ class Explorer:
             if query_vector is not None:
                 scores = scores + self.vectors @ query_vector
         return self.rank(text, target, exclude=set(liked) | set(disliked), dense_scores=scores,
-                         options=options)
+                         options=options, kind=PAPERS if liked else QUESTIONS)
 
-    def percentile(self, score: float) -> float | None:
-        """Share of random paper pairs in this corpus less similar than `score` (0-100)."""
-        quantiles = self.artifacts.extras.get(PAIR_QUANTILES) or []
-        if not quantiles:
-            return None
-        position = bisect.bisect_left(quantiles, score)
-        return round(100.0 * min(position, len(quantiles) - 1) / (len(quantiles) - 1), 1)
+    def scale(self, kind: str = PAPERS) -> Scale | None:
+        """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with in this
+        corpus (a question's: with paper pairs in an index built before question scores)."""
+        return scale_for(kind, self.artifacts.extras)
+
+    def percentile(self, score: float, kind: str = PAPERS) -> float | None:
+        """Share of random pairs' cosines (`scale(kind)`) in this corpus below `score` (0-100)."""
+        scale = self.scale(kind)
+        return None if scale is None else scale.percentile(score)
 
     # -- internals ------------------------------------------------------------------
     @property
@@ -240,10 +245,6 @@ class Explorer:
         """The model `model` names (None: the one this index was built with), refused with
         the command to run when its vectors would not be comparable to this index's."""
         return comparable_model(self.manifest, self.artifacts.folder, model)
-
-    def _hit(self, rank: int, score: float, row: int, cosine: bool = True) -> Hit:
-        return Hit(rank=rank, score=score, percentile=self.percentile(score) if cosine else None,
-                   paper=self.papers[row])
 
     @property
     def has_lexical(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
+from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.query.hits import Hit
 from explorer.ui.links import ASK, MAP, MARKED, PAPER, Location, decode
 from explorer.ui.public import public_path
@@ -26,8 +27,13 @@ FAILED = ("This page could not be shown because of an internal error (the server
 ON_DEMAND_NOTE = ("This index has no sentence vectors (built with --no-sentences or by an older "
                   "version), so only the first {count} results are highlighted. To highlight all: "
                   "`{command}`")
-SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that are at "
-              "least this similar; 'weak' = most of them are.")
+SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
+              "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
+              + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
+              + f", else *{WEAK}*.")
+OLD_SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that "
+                  "are at least this similar; 'weak' = most of them are. (This index was built "
+                  "before question scores were stored: rebuild it for a strength word.)")
 START = ("Ask in plain words, e.g. *which models can track group operations?* Or start from a "
          "topic of this corpus:")
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
@@ -169,10 +175,14 @@ def query_note(query: str) -> str | None:
 
 
 def score_text(hit: Hit) -> str:
-    """'cos 0.612 · top 0.4%' — the cosine and how rare such a score is among paper pairs.
+    """'cos 0.612 · strong match' — the cosine and its strength word (calibration.STRENGTHS).
 
-    A score that most random pairs reach says so ("top 94%" would read as praise)."""
+    Without a word (a question's score on an index built before question scores were stored):
+    'cos 0.612 · top 0.4% of paper pairs', how rare such a score is among paper pairs; a score
+    that most random pairs reach says so ("top 94%" would read as praise)."""
     text = f"cos {hit.score:.3f}"
+    if hit.strength is not None:
+        return f"{text} · {hit.strength}"
     if hit.percentile is not None:
         rarer = max(100.0 - hit.percentile, 0.0)
         if rarer > 50:
@@ -181,7 +191,17 @@ def score_text(hit: Hit) -> str:
             text += f" · top {rarer:.0f}%"
         else:
             text += f" · top {rarer:.1f}%" if rarer >= 0.1 else " · top <0.1%"
+        if hit.compared_with == PAPERS and rarer <= 50:
+            text += " of paper pairs"
     return text
+
+
+def score_help(hit: Hit) -> str:
+    """The badge's hover text: what the word means, and this hit's percentile."""
+    if hit.strength is None or hit.percentile is None:
+        return OLD_SCORE_HELP if hit.percentile is not None else SCORE_HELP
+    return (f"{SCORE_HELP}  \nThis one: cos {hit.score:.3f}, "
+            f"{compared(hit.percentile, str(hit.compared_with))} of this corpus.")
 
 
 def meta_parts(paper: Paper) -> list[str]:
