@@ -125,6 +125,15 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
     assert all(h.compared_with == PAPERS and h.strength in WORDS for h in similar)
 
 
+def test_the_next_build_gives_an_old_index_its_question_scores_reusing_its_vectors(
+        index_copy: Path):
+    _drop_question_scores(index_copy)
+    report = build([SEEDS], index_copy, "default")
+    assert report.embedded == 0
+    assert len(Explorer.open(index_copy).artifacts.extras[QUESTION_QUANTILES]) > 100
+    assert build([SEEDS], index_copy, "default").up_to_date
+
+
 def test_builds_store_question_scores_and_updates_keep_them_without_the_model(
         index_copy: Path, monkeypatch):
     before = Explorer.open(index_copy).artifacts.extras

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 import sys
 import time
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from explorer.artifacts.layout import (
+    EXTRAS,
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
@@ -233,9 +235,11 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         return False
     try:
         verify_files(out, manifest)  # checksums last: they read every file
-    except ExplorerError:
+        extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
+    except (ExplorerError, OSError, ValueError):
         return False
-    return True
+    # An index from before the question-score scale gets it (its vectors are reused).
+    return isinstance(extras, dict) and QUESTION_QUANTILES in extras
 
 
 @dataclass
