@@ -27,6 +27,7 @@ from studies import (
     make_slice,
     prf_study,
     recommend_eval,
+    size_gate,
     small_cache,
     small_corpora,
 )
@@ -198,6 +199,24 @@ def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     assert held["seeds questions"]["dense"] >= 0.9  # MRR of the 69 seed questions
     assert {"papers 20", "papers 1000", "seeds pairs"} <= set(result["similar"]["held_out"])
     assert "## `similar`" in out.with_suffix(".md").read_text()
+
+
+def test_size_gate_chooses_by_the_never_lose_rule(tiny_acm: Path, seeds_index: Path,
+                                                  tmp_path: Path):
+    cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    out = tmp_path / "gate"
+    result = size_gate.main([str(tiny_acm), "--cache", str(cache), "--sizes", "20", "--draws",
+                             "1", "--out", str(out), "--seeds-index", str(seeds_index)])
+    assert json.loads(out.with_suffix(".json").read_text())["similar"] == result["similar"]
+    held = result["search"]["held_out"]
+    assert {"sentences 20", "seeds questions"} <= set(held) and "## `similar`" in \
+        out.with_suffix(".md").read_text()
+    # The rule: a pick that loses more than TIE to a channel is taken only when all do.
+    runs = [{"fold": 0, "scores": {"dense": 0.9, "lexical": 0.5, "a": 0.95, "b": 0.7,
+                                   "blend | fb off": 0.8}}]
+    scored = {"one group": (runs, 20)}
+    assert size_gate.choose(scored, [("a", 100), ("b", 100)], 0) == ("a", 100)
+    assert size_gate.choose(scored, [("b", 100), ("b", 10)], 0) == ("b", 10)  # 20 >= 10: today
 
 
 def test_badge_check(seeds_index: Path, tmp_path: Path):
