@@ -91,7 +91,7 @@ def mark_buttons_ui(location: Location, paper_id: str, key: str) -> None:
 def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> None:
     """One result card: title, score, facts, best sentence, expandable abstract, actions."""
     with st.container(border=True, key=f"card-{key}"):
-        head, score = st.columns([5, 1.4], vertical_alignment="top")
+        head, score = st.columns([4, 1.6], vertical_alignment="top")  # room for "strong match"
         head.markdown(f"{hit.rank}\\. {page.title_markdown(hit.paper)}")
         score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit))
         facts, snippet = page.facts_markdown(hit.paper, [note]), page.snippet_markdown(hit.paper, spans)
