@@ -16,11 +16,9 @@ and the seed pairs, as in small_corpora.py.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -29,7 +27,6 @@ from studies import small_corpora
 
 SWITCHES = (1_000, 10_001, 20_000)  # F ranks corpora of fewer papers than this
 TIE = 0.005  # "within 0.5 point of a channel" (issue 11's target) counts as not losing
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def today(size: int) -> str:
@@ -93,14 +90,7 @@ def markdown(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--out", type=Path, default=ROOT / "studies/results/quality-size-gate")
-    parser.add_argument("--cache", type=Path, help="small_cache's folder (its default)")
-    parser.add_argument("--seeds-index", type=Path, help="reuse this index of seeds/")
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(small_corpora.SIZES))
-    parser.add_argument("--draws", type=int, default=small_corpora.DRAWS)
-    args = parser.parse_args(argv)
+    args = small_corpora.study_parser(__doc__, "quality-size-gate").parse_args(argv)
     seeds = small_corpora.seed_runs(args.seeds_index)
     acm = small_corpora.acm_runs(args.dataset, args.sizes, args.draws, args.cache)
     rankings = list(seeds["questions"][0]["scores"])

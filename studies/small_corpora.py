@@ -274,14 +274,21 @@ def _model_label(seeds_index: Path | None, seeds_only: bool) -> str:
     return f"seeds: {seeds}" + ("" if seeds_only else f"; ACM-CR pool: {pool}")
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def study_parser(doc: str, out: str) -> argparse.ArgumentParser:
+    """The arguments of the studies over the small corpora and the seeds (this one and
+    size_gate.py); `out` is the default result path under studies/results/."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("dataset", type=Path)
-    parser.add_argument("--out", type=Path, default=ROOT / "studies/results/quality-small")
+    parser.add_argument("--out", type=Path, default=ROOT / "studies/results" / out)
     parser.add_argument("--cache", type=Path, help="small_cache's folder (its default)")
     parser.add_argument("--seeds-index", type=Path, help="reuse this index of seeds/")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--draws", type=int, default=DRAWS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = study_parser(__doc__, "quality-small")
     parser.add_argument("--seeds-only", action="store_true",
                         help="only the seed set (no ACM-CR pool needed)")
     args = parser.parse_args(argv)
