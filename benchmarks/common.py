@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.model.backends import cpu_flags
 from explorer.model.embedder import resolve_model
 from explorer.settings import default_cache_dir
 
@@ -106,7 +107,10 @@ def machine() -> dict[str, Any]:
         pass
     model = next((line.split(":", 1)[1].strip() for line in flags.splitlines()
                   if line.startswith("Model name")), platform.processor())
-    return {"cpu": model, "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
+    wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    present = [flag for flag in wanted if flag in cpu_flags()]
+    return {"cpu": model, "flags": " ".join(present) or "none of " + " ".join(wanted),
+            "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
@@ -130,7 +134,8 @@ def save(name: str, title: str, rows: list[dict[str, Any]], columns: list[str],
     """Print the table and write results/<name>.md and .json (overwriting the last run)."""
     RESULTS.mkdir(exist_ok=True)
     info = machine()
-    text = (f"# {title}\n\n{info['date']} · {info['cpu']} · {info['cores']} cores · "
+    text = (f"# {title}\n\n{info['date']} · {info['cpu']} (flags: {info['flags']}) · "
+            f"{info['cores']} cores · "
             f"load average at the end {info['load_average']} (shared machine: only ratios "
             f"within one run are meaningful)\n\n{table(rows, columns)}\n\n{notes}\n")
     print(text)

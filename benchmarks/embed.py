@@ -4,6 +4,8 @@ All configurations embed the same real abstracts in the same run, interleaved ov
 best round counts (the machine is shared, so the least disturbed round is the fairest). Drift is
 1 - cosine to the baseline's vector of the same abstract; top-10 changes compare, for 16
 queries, the ten nearest abstracts found with the baseline's vectors and with the backend's.
+With several `--models`, each row's ratio and drift are against its own model's baseline, and
+the models' baselines (and backends) ran interleaved in the same rounds.
 """
 
 from __future__ import annotations
@@ -23,26 +25,33 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--n", type=int, default=1000, help="abstracts (default 1000)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--backends", default="openvino:32,openvino:8,onnx-int8:32,onnx:32")
+    parser.add_argument("--models", default="default",
+                        help="comma-separated models, each with its own baseline (e.g. default,mpnet)")
     args = parser.parse_args(argv)
     texts = [paper_text(r) for r in load_abstracts(args.n)]
-    spec = resolve_model("default")
-    model = plain_model(spec.path)
-    configs = {"baseline": _baseline(model, texts)}
-    for item in args.backends.split(","):
-        backend, batch = item.split(":")
-        embedder = Embedder(spec, backend=backend, batch_size=int(batch))
-        configs[f"{backend} (batch {batch}, {embedder.precision})"] = _product(embedder, texts)
+    models = args.models.split(",")
+    configs: dict[str, tuple[_Embed, str]] = {}  # name -> (embed, its model's baseline name)
+    for model_name in models:
+        spec = resolve_model(model_name)
+        prefix = f"{model_name}: " if len(models) > 1 else ""
+        baseline = f"{prefix}baseline"
+        configs[baseline] = (_baseline(plain_model(spec.path), texts), baseline)
+        for item in args.backends.split(","):
+            backend, batch = item.split(":")
+            embedder = Embedder(spec, backend=backend, batch_size=int(batch))
+            name = f"{prefix}{backend} (batch {batch}, {embedder.precision})"
+            configs[name] = (_product(embedder, texts), baseline)
     best: dict[str, float] = {}
     vectors: dict[str, np.ndarray] = {}
     for _ in range(args.rounds):
-        for name, embed in configs.items():
+        for name, (embed, _) in configs.items():
             seconds, vectors[name] = timed(embed)
             best[name] = min(best.get(name, float("inf")), seconds)
-    reference = (vectors["baseline"], configs["baseline"].queries)
-    rows = [_row(name, len(texts) / best[name], len(texts) / best["baseline"],
-                 (vectors[name], configs[name].queries), reference)
-            for name in configs]
-    save("embed", f"Embedding throughput and drift, {len(texts)} paperlists-ml abstracts",
+    rows = [_row(name, len(texts) / best[name], len(texts) / best[base],
+                 (vectors[name], embed.queries), (vectors[base], configs[base][0].queries))
+            for name, (embed, base) in configs.items()]
+    suffix = "" if models == ["default"] else "-" + "-".join(models)
+    save(f"embed{suffix}", f"Embedding throughput and drift, {len(texts)} paperlists-ml abstracts",
          rows, ["config", "abstracts_per_s", "ratio", "drift_mean", "drift_max",
                 "query_drift_max", "top10_sets_changed", "top10_overlap"],
          notes=__doc__.strip())
