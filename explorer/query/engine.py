@@ -147,7 +147,8 @@ class Explorer:
         row = self.row(paper_id)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
-        return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS)
+        return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS,
+                         paper_query=True)
 
     def similar_to_text(self, text: str, top_k: int | None = None,
                         filters: Filters | None = None, *, options: QueryOptions | None = None,
@@ -158,20 +159,22 @@ class Explorer:
             return []
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         vector = None if options.mode == LEXICAL else self.embedder.embed_documents([text])[0]
-        return self.rank(text, vector, options=options)
+        return self.rank(text, vector, options=options, kind=PAPERS, paper_query=True)
 
-    def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,
+    def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,  # noqa: PLR0913
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
-             kind: str = QUESTIONS, **changes: Any) -> list[Hit]:
+             kind: str = QUESTIONS, paper_query: bool = False, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
         (and is what hits' cosine scores are to, placed on `scale(kind)`; BM25 scores in
-        lexical mode); rows in `exclude` never come back; `dense_scores` (n,), when given,
-        replace the vector search as the dense channel (e.g. an SVM's; no feedback then). What
+        lexical mode); `paper_query`: the text is one paper's (policy.plan_for ranks it as a
+        paper, not a question); rows in `exclude` never come back; `dense_scores` (n,), when
+        given, replace the vector search as the dense channel (e.g. an SVM's; no feedback). What
         runs is decided by policy.plan_for (channels, fusion, feedback, depth) and carried out
         by pipeline.run."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        plan = plan_for(options.mode, options, scores=dense_scores is not None)
+        plan = plan_for(options.mode, options, scores=dense_scores is not None,
+                        paper_query=paper_query, papers=len(self.papers))
         request = Request(text, vector, dense_scores,
                           ceiling=lambda: query_ceiling(self.lexical, text))
         channels = [self._channels[name] for name in plan.channels]

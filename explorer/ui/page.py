@@ -38,7 +38,8 @@ START = ("Ask in plain words, e.g. *which models can track group operations?* Or
          "topic of this corpus:")
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
 NO_MATCH = "No paper matches the filters. Widen them in the sidebar."
-ASKED = "{count} papers closest to your question; highlighted: its best-matching sentences."
+ASKED = ("{count} papers closest to your question, by meaning (cos) and the words they share; "
+         "highlighted: its best-matching sentences.")
 DERIVED = ":gray-badge[derived title] written from the abstract; the paper has none."
 MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material/thumb_down: "
              "*Less like this*; recommendations from the whole set appear here.")
@@ -155,9 +156,25 @@ def highlighted_note(query: str) -> str:
     return f"Highlighted: the sentences closest to “{escape_markdown(plain(query, 80))}”."
 
 
-def terms_note(terms: Sequence[str]) -> str:
-    """The caption naming the terms a hit shares with the question or paper ("" for none)."""
-    return f"shared terms: *{escape_markdown(', '.join(terms[:5]))}*" if terms else ""
+def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
+    """The caption naming the terms a hit shares with the question or paper ("" for none).
+    `lifted` (see `lifted`): the hit sits above a higher cosine, so the caption says why."""
+    words = escape_markdown(", ".join(terms[:5]))
+    if lifted:
+        return (f"above higher cosines for the words it shares: *{words}*" if terms
+                else "above higher cosines: close to the best results (feedback pass)")
+    return f"shared terms: *{words}*" if terms else ""
+
+
+def lifted(hits: Sequence[Hit]) -> set[str]:
+    """Ids of the hits ranked above a hit with a higher cosine (the fused ranking weighs the
+    shared words, and the feedback pass the best results, besides the cosine shown)."""
+    out, best_below = set(), float("-inf")
+    for hit in reversed(hits):
+        if hit.compared_with is not None and hit.score < best_below:
+            out.add(hit.paper_id)
+        best_below = max(best_below, hit.score)
+    return out
 
 
 def example_questions(corpus_map: Mapping[str, Any] | None, count: int = 4) -> list[str]:
