@@ -16,9 +16,11 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
+from explorer.collections.store import Collections
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.ui import collections as saved
 from explorer.ui import page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
@@ -191,6 +193,7 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                 button("Remove", location.mark(paper_id, None), key=f"m-{paper_id}-drop",
                        icon=":material/close:", type="tertiary")
     downloads_ui([explorer.paper(pid) for pid in location.like], root, "liked-papers", "marked")
+    collections_ui(explorer, location)
     st.text_input(page.STEER, key="steer_box", on_change=lambda: go(
         replace(st.session_state.location, steer=st.session_state.steer_box)))
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
@@ -200,6 +203,77 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
                 terms=False)
+
+
+# -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
+def on_collection(action, *args) -> None:
+    """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
+    store = Collections.at(Settings.from_env().data_dir)
+    try:
+        outcome = action(store, *args)
+    except ExplorerError as exc:
+        st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
+        return
+    st.session_state.collection, st.session_state.collection_note = outcome.opened, (
+        "success", outcome.message)
+    if outcome.location != st.session_state.location:
+        go(outcome.location)
+
+
+def collections_ui(explorer: Explorer, location: Location) -> None:
+    """Save the liked papers as a collection; open, save, rename, share or delete one."""
+    store, opened = Collections.at(Settings.from_env().data_dir), st.session_state.get("collection")
+    st.markdown("#### Collections")
+    kind, note = st.session_state.pop("collection_note", (None, ""))
+    if kind:
+        (st.error if kind == "error" else st.success)(note)
+    if opened:
+        open_collection_ui(store, opened, location)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
+        st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
+                  on_collection(saved.save_new, st.session_state.collection_name, location))
+    listing = store.listing()
+    for problem in saved.problems_markdown(listing):
+        st.warning(problem)
+    names = [collection.name for collection in listing.collections]
+    if not names:
+        st.caption(saved.NO_COLLECTIONS)
+        return
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.plain)
+        st.button("Open", key="collection-open", icon=":material/folder_open:", on_click=lambda:
+                  on_collection(saved.open_collection, st.session_state.collection_pick,
+                                location, explorer))
+
+
+def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
+    try:
+        changed = saved.is_changed(opened, store, location)
+    except ExplorerError as exc:  # deleted or broken elsewhere: it is no longer open here
+        st.session_state.collection = None
+        st.warning(saved.error_markdown(str(exc)))
+        return
+    st.caption(saved.open_caption(opened, location))
+    if opened.missing:
+        st.warning(saved.missing_markdown(opened.missing), icon=":material/help:")
+    with st.container(horizontal=True):
+        st.button("Save changes", key="collection-update", disabled=not changed,
+                  icon=":material/save:", on_click=on_collection,
+                  args=(saved.save_changes, opened, location))
+        with st.popover("Rename", icon=":material/edit:"):
+            st.text_input("New name", key="collection_rename", value=opened.name)
+            st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
+                saved.rename_open, opened, st.session_state.collection_rename, location))
+        with st.popover("Share", icon=":material/link:"):
+            url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
+            st.code(url, language=None, wrap_lines=True)
+            if cut:
+                st.caption(cut)
+        with st.popover("Delete", icon=":material/delete:"):
+            st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
+                      type="primary", on_click=on_collection,
+                      args=(saved.delete_open, opened, location))
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
