@@ -177,6 +177,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
 
 def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     st.markdown("### Marked papers")
+    collections_ui(explorer, location)
     if not location.like and not location.unlike:
         st.info(page.MARK_HINT)
     for label, ids in ((":material/thumb_up: More like these", location.like),
@@ -193,7 +194,6 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                 button("Remove", location.mark(paper_id, None), key=f"m-{paper_id}-drop",
                        icon=":material/close:", type="tertiary")
     downloads_ui([explorer.paper(pid) for pid in location.like], root, "liked-papers", "marked")
-    collections_ui(explorer, location)
     st.text_input(page.STEER, key="steer_box", on_change=lambda: go(
         replace(st.session_state.location, steer=st.session_state.steer_box)))
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
@@ -223,28 +223,26 @@ def on_collection(action, *args) -> None:
 def collections_ui(explorer: Explorer, location: Location) -> None:
     """Save the liked papers as a collection; open, save, rename, share or delete one."""
     store, opened = Collections.at(Settings.from_env().data_dir), st.session_state.get("collection")
-    st.markdown("#### Collections")
     kind, note = st.session_state.pop("collection_note", (None, ""))
     if kind:
         (st.error if kind == "error" else st.success)(note)
-    if opened:
-        open_collection_ui(store, opened, location)
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
-        st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
-                  on_collection(saved.save_new, st.session_state.collection_name, location))
-    listing = store.listing()
-    for problem in saved.problems_markdown(listing):
-        st.warning(problem)
-    names = [collection.name for collection in listing.collections]
-    if not names:
-        st.caption(saved.NO_COLLECTIONS)
-        return
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.plain)
-        st.button("Open", key="collection-open", icon=":material/folder_open:", on_click=lambda:
-                  on_collection(saved.open_collection, st.session_state.collection_pick,
-                                location, explorer))
+    with st.container(border=True, key="collections"):
+        if opened:
+            open_collection_ui(store, opened, location)
+        listing = store.listing()
+        for problem in saved.problems_markdown(listing):
+            st.warning(problem)
+        names = [collection.name for collection in listing.collections]
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.plain,
+                         placeholder=saved.NO_COLLECTIONS, disabled=not names)
+            st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
+                      on_click=lambda: on_collection(
+                          saved.open_collection, st.session_state.collection_pick, location, explorer))
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
+            st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
+                      on_collection(saved.save_new, st.session_state.collection_name, location))
 
 
 def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:

@@ -22,7 +22,7 @@ SHOWN_MISSING = 20  # missing ids named on the page (the count names them all)
 NAME_LABEL = "Save the liked papers as a collection"
 NAME_HINT = "a name, e.g. thesis chapter 2"
 OPEN_LABEL = "Open a collection"
-NO_COLLECTIONS = "No saved collections yet: name the liked papers above to save them."
+NO_COLLECTIONS = "none saved yet: name the liked papers below to save them"
 LINK_CUT = "The link holds the first {shown} of its {count} papers (a link's limit)."
 
 
@@ -125,8 +125,8 @@ def missing_markdown(missing: Sequence[str]) -> str:
         return ""
     shown = ", ".join(plain(pid, 60) for pid in missing[:SHOWN_MISSING])
     more = f" and {len(missing) - SHOWN_MISSING} more" if len(missing) > SHOWN_MISSING else ""
-    return (f"{len(missing)} of its papers are missing from this index (kept in the collection, "
-            f"shown again when an index has them): {escape_markdown(shown)}{more}.")
+    return (f"Missing from this index: {len(missing)} of its papers (kept in the collection, and "
+            f"shown again with an index that has them): {escape_markdown(shown)}{more}.")
 
 
 def problems_markdown(listing: Listing) -> list[str]:
