@@ -50,6 +50,10 @@ def name_markdown(name: str, limit: int = 80) -> str:
     return escape_markdown(plain(name, limit))
 
 
+def papers_text(count: int) -> str:
+    return f"{count} paper" if count == 1 else f"{count} papers"
+
+
 def error_markdown(message: str) -> str:
     """An error message for the page: without server paths, escaped (it may quote a name)."""
     return escape_markdown(public_message(message))
@@ -76,14 +80,14 @@ def open_collection(store: Collections, name: str, location: Location, papers: P
     shown, missing = as_marked(location, collection, papers)
     opened = Opened(collection.name, collection.revision, missing)
     return Outcome(shown, opened, f"Opened **{name_markdown(collection.name)}**: "
-                   f"{len(shown.like)} papers marked.")
+                   f"{papers_text(len(shown.like))} marked.")
 
 
 def save_new(store: Collections, name: str, location: Location) -> Outcome:
     """The liked papers saved as a new collection, which is then the open one."""
     collection = store.create(name, location.like)
     return Outcome(location, Opened(collection.name, collection.revision),
-                   f"Saved {len(collection.paper_ids)} papers as "
+                   f"Saved {papers_text(len(collection.paper_ids))} as "
                    f"**{name_markdown(collection.name)}**.")
 
 
@@ -93,7 +97,7 @@ def save_changes(store: Collections, opened: Opened, location: Location) -> Outc
     collection = store.replace(opened.name, kept_ids(location.like, opened), opened.revision)
     return Outcome(location, replace(opened, revision=collection.revision),
                    f"Saved **{name_markdown(collection.name)}**: "
-                   f"{len(collection.paper_ids)} papers.")
+                   f"{papers_text(len(collection.paper_ids))}.")
 
 
 def rename_open(store: Collections, opened: Opened, new_name: str, location: Location) -> Outcome:
@@ -116,7 +120,7 @@ def is_changed(opened: Opened, store: Collections, location: Location) -> bool:
 
 def open_caption(opened: Opened, location: Location) -> str:
     count = len(location.like) + len(opened.missing)
-    return f"Open collection: **{name_markdown(opened.name)}** · {count} papers"
+    return f"Open collection: **{name_markdown(opened.name)}** · {papers_text(count)}"
 
 
 def missing_markdown(missing: Sequence[str]) -> str:
