@@ -206,11 +206,14 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
 
 
 # -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
+def collection_store() -> Collections:
+    return Collections.at(Settings.from_env().data_dir)
+
+
 def on_collection(action, *args) -> None:
     """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
-    store = Collections.at(Settings.from_env().data_dir)
     try:
-        outcome = action(store, *args)
+        outcome = action(collection_store(), *args)
     except ExplorerError as exc:
         st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
         return
@@ -222,7 +225,7 @@ def on_collection(action, *args) -> None:
 
 def collections_ui(explorer: Explorer, location: Location) -> None:
     """Save the liked papers as a collection; open, save, rename, share or delete one."""
-    store, opened = Collections.at(Settings.from_env().data_dir), st.session_state.get("collection")
+    store, opened = collection_store(), st.session_state.get("collection")
     kind, note = st.session_state.pop("collection_note", (None, ""))
     if kind:
         (st.error if kind == "error" else st.success)(note)
@@ -234,7 +237,7 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
             st.warning(problem)
         names = [collection.name for collection in listing.collections]
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.plain,
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
                          placeholder=saved.NO_COLLECTIONS, disabled=not names)
             st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
                       on_click=lambda: on_collection(
@@ -260,9 +263,10 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
                   icon=":material/save:", on_click=on_collection,
                   args=(saved.save_changes, opened, location))
         with st.popover("Rename", icon=":material/edit:"):
-            st.text_input("New name", key="collection_rename", value=opened.name)
+            box = saved.rename_key(opened)  # a fresh box for each open collection
+            st.text_input("New name", key=box, value=opened.name)
             st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
-                saved.rename_open, opened, st.session_state.collection_rename, location))
+                saved.rename_open, opened, st.session_state[box], location))
         with st.popover("Share", icon=":material/link:"):
             url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
             st.code(url, language=None, wrap_lines=True)

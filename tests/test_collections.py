@@ -235,3 +235,13 @@ def test_a_held_lock_gives_a_clear_error(tmp_path):
             pytest.raises(ExplorerError, match=busy):
         store.add("x", ["a"])
     assert store.get("x").paper_ids == ()
+
+
+def test_a_collection_of_ten_thousand_papers_round_trips_and_the_limit_is_clear(store):
+    from explorer.collections.records import MAX_PAPERS
+
+    ids = [f"10.1000/paper-{n}" for n in range(10_000)]
+    store.create("Big", ids)
+    assert store.add("Big", ["one-more"]).paper_ids == (*ids, "one-more")
+    with pytest.raises(CollectionError, match="at most 100,000 papers.*Split it"):
+        store.create("Too big", [f"p{n}" for n in range(MAX_PAPERS + 1)])

@@ -15,6 +15,7 @@ from explorer.cli.main import main
 from explorer.collections.records import file_name
 from explorer.collections.store import Collections
 from explorer.query.engine import Explorer
+from explorer.ui.collections import rename_key
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import decode
 from tests.app_fixtures import APP, write_small_corpus
@@ -143,7 +144,7 @@ def test_the_app_saves_opens_renames_and_deletes(small_index_for_collections, da
     assert not fresh.button(key="collection-update").disabled
     fresh = act(fresh, "collection-update")
     assert data.get(HOSTILE).paper_ids == ("protein",)
-    fresh.text_input(key="collection_rename").input("Proteins").run()
+    fresh.text_input(key=rename_key(fresh.session_state["collection"])).input("Proteins").run()
     fresh = act(fresh, "collection-rename")
     assert data.names() == ["Proteins"]
     data.add("Proteins", ["speech"])  # another session changes it meanwhile
@@ -185,3 +186,24 @@ def test_a_rebuilt_index_without_some_papers_keeps_them(small_index_for_collecti
     assert any("Missing from this index: 1" in w.value and "gnn" in w.value for w in app.warning)
     app = act(act(app, "m-speech-drop"), "collection-update")
     assert data.get("Mixed").paper_ids == ("protein", "gnn")  # gnn kept, never dropped
+
+
+def test_a_link_holds_a_collection_up_to_the_links_limit():
+    from explorer.ui.collections import collection_link
+    from explorer.ui.links import MAX_MARKED
+
+    url, cut = collection_link("http://host/", ["a", "b", "a"])
+    assert decode(_query(url)).like == ("a", "b") and cut == ""
+    many = [f"id-{n}" for n in range(MAX_MARKED + 5)]
+    url, cut = collection_link("http://host/", many)
+    assert decode(_query(url)).like == tuple(many[:MAX_MARKED])
+    assert f"first {MAX_MARKED} of its {MAX_MARKED + 5}" in cut
+
+
+def test_missing_ids_are_named_as_text():
+    from explorer.ui.collections import SHOWN_MISSING, missing_markdown
+
+    hostile = ["[x](https://example.org)", "<img src=x>", *[f"m{n}" for n in range(30)]]
+    note = missing_markdown(hostile)
+    assert live_markup(note) == [] and f"{len(hostile)} of its papers" in note
+    assert f"and {len(hostile) - SHOWN_MISSING} more" in note and missing_markdown([]) == ""

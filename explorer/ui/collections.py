@@ -9,6 +9,7 @@ written back when the open collection is saved again (`kept_ids`), never dropped
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -48,6 +49,17 @@ class Outcome:
 def name_markdown(name: str, limit: int = 80) -> str:
     """A collection's name as Markdown that shows exactly its characters (names are any text)."""
     return escape_markdown(plain(name, limit))
+
+
+def rename_key(opened: Opened) -> str:
+    """The rename box's widget key for the open collection: ASCII (a key becomes a CSS class
+    name on the page), one per name."""
+    return "collection_rename_" + hashlib.sha256(opened.name.encode("utf-8")).hexdigest()[:12]
+
+
+def option_label(name: str) -> str:
+    """A name as a plain-text option label (a select box shows labels as text)."""
+    return plain(name, 80)
 
 
 def papers_text(count: int) -> str:
