@@ -16,9 +16,11 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
+from explorer.collections.store import Collections
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.ui import collections as saved
 from explorer.ui import page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
@@ -176,6 +178,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
 
 def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     st.markdown("### Marked papers")
+    collections_ui(explorer, location)
     if not location.like and not location.unlike:
         st.info(page.MARK_HINT)
     for label, ids in ((":material/thumb_up: More like these", location.like),
@@ -201,6 +204,79 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
                 terms=False)
+
+
+# -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
+def collection_store() -> Collections:
+    return Collections.at(Settings.from_env().data_dir)
+
+
+def on_collection(action, *args) -> None:
+    """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
+    try:
+        outcome = action(collection_store(), *args)
+    except ExplorerError as exc:
+        st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
+        return
+    st.session_state.collection, st.session_state.collection_note = outcome.opened, (
+        "success", outcome.message)
+    if outcome.location != st.session_state.location:
+        go(outcome.location)
+
+
+def collections_ui(explorer: Explorer, location: Location) -> None:
+    """Save the liked papers as a collection; open, save, rename, share or delete one."""
+    store, opened = collection_store(), st.session_state.get("collection")
+    kind, note = st.session_state.pop("collection_note", (None, ""))
+    if kind:
+        (st.error if kind == "error" else st.success)(note)
+    with st.container(border=True, key="collections"):
+        if opened:
+            open_collection_ui(store, opened, location)
+        listing = store.listing()
+        for problem in saved.problems_markdown(listing):
+            st.warning(problem)
+        names = [collection.name for collection in listing.collections]
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
+                         placeholder=saved.NO_COLLECTIONS, disabled=not names)
+            st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
+                      on_click=lambda: on_collection(
+                          saved.open_collection, st.session_state.collection_pick, location, explorer))
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
+            st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
+                      on_collection(saved.save_new, st.session_state.collection_name, location))
+
+
+def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
+    try:
+        changed = saved.is_changed(opened, store, location)
+    except ExplorerError as exc:  # deleted or broken elsewhere: it is no longer open here
+        st.session_state.collection = None
+        st.warning(saved.error_markdown(str(exc)))
+        return
+    st.caption(saved.open_caption(opened, location))
+    if opened.missing:
+        st.warning(saved.missing_markdown(opened.missing), icon=":material/help:")
+    with st.container(horizontal=True):
+        st.button("Save changes", key="collection-update", disabled=not changed,
+                  icon=":material/save:", on_click=on_collection,
+                  args=(saved.save_changes, opened, location))
+        with st.popover("Rename", icon=":material/edit:"):
+            box = saved.rename_key(opened)  # a fresh box for each open collection
+            st.text_input("New name", key=box, value=opened.name)
+            st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
+                saved.rename_open, opened, st.session_state[box], location))
+        with st.popover("Share", icon=":material/link:"):
+            url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
+            st.code(url, language=None, wrap_lines=True)
+            if cut:
+                st.caption(cut)
+        with st.popover("Delete", icon=":material/delete:"):
+            st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
+                      type="primary", on_click=on_collection,
+                      args=(saved.delete_open, opened, location))
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:

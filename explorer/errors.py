@@ -23,3 +23,7 @@ class IndexInvalidError(ExplorerError):
 
 class UnknownPaperError(ExplorerError):
     """A paper id is not in the index."""
+
+
+class CollectionError(ExplorerError):
+    """A saved collection is missing, already exists, or its file cannot be read."""

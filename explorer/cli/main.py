@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from explorer.build.builder import AUTO, LOCK_WAIT
+from explorer.cli.collections import add_collection, liked_papers
 from explorer.cli.evaluation import add_eval
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval(commands)
     _add_info(commands)
     add_model(commands)
+    add_collection(commands)
     return parser
 
 
@@ -103,6 +105,8 @@ def _add_recommend(commands) -> None:
     recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--query", help="optional text that steers the recommendation")
+    recommend.add_argument("--collection", metavar="NAME",
+                           help="like the papers of this saved collection (with any --like)")
     methods = [DEFAULT_RECOMMENDER, *(m for m in RECOMMENDERS if m != DEFAULT_RECOMMENDER)]
     recommend.add_argument("--method", choices=methods, default=DEFAULT_RECOMMENDER,
                            help="per-request linear SVM (default) or the mean of the liked papers")
@@ -175,10 +179,13 @@ def _ask(args, settings: Settings, parser) -> int:
 
 
 def _recommend(args, settings: Settings, parser) -> int:
-    if not args.like and not (args.query and args.query.strip()):
-        parser.error("recommend: give at least one --like ID or a --query")
+    if not args.like and not args.collection and not (args.query and args.query.strip()):
+        parser.error("recommend: give at least one --like ID, a --collection or a --query")
     explorer, filters = _open(args, settings)
-    hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters,
+    like = list(args.like)
+    if args.collection:
+        like += [i for i in liked_papers(settings, args.collection, explorer) if i not in like]
+    hits = explorer.recommend(like, args.unlike, args.query, args.k, filters,
                               method=args.method, diverse=args.diverse)
     _print_hits([h.to_dict() for h in hits], args.json)
     return 0
