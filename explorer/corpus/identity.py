@@ -125,7 +125,7 @@ def compatible(first: Identity, second: Identity) -> bool:
 
 def near(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
     """Titles a typo or a spelling variant apart (the module's rule 4)."""
-    if len(first) != len(second) or len(first) < NEAR_MIN_WORDS:
+    if len(first) != len(second) or len(first) < NEAR_MIN_WORDS or first == second:
         return False
     different = [(a, b) for a, b in zip(first, second) if a != b]
     return 0 < len(different) <= NEAR_MAX_WORDS and all(
@@ -136,12 +136,15 @@ def near(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
 class Registry:
     """Identities of papers seen so far, for `find`: which of them a new record is.
 
-    Lookups are dictionary hits; a near title is only compared with titles of the same
-    length that share its first or last word, so a lookup stays cheap at any corpus size."""
+    Lookups are dictionary hits. A near title can differ in at most NEAR_MAX_WORDS words, so
+    split into NEAR_MAX_WORDS + 1 runs of words, one run is the same as the other title's: a
+    title is only compared with titles of its length that share a run (and every word with a
+    digit). A title shared by more than BLOCK_LIMIT papers stops being looked through, so one
+    lookup costs at most a few hundred comparisons at any corpus size."""
 
     def __init__(self) -> None:
         self._exact: dict[tuple[str, str], list[Hashable]] = defaultdict(list)
-        self._blocks: dict[tuple[int, str], list[Hashable]] = defaultdict(list)
+        self._blocks: dict[tuple, list[Hashable]] = defaultdict(list)
         self._identities: dict[Hashable, Identity] = {}
 
     def add(self, ref: Hashable, identity: Identity) -> None:
@@ -150,11 +153,9 @@ class Registry:
                              ("abstract", {identity.abstract} - {""}),
                              ("title", {identity.title_key} - {""})):
             for value in values:
-                self._exact[kind, value].append(ref)
-        if identity.title_key and len(identity.words) >= NEAR_MIN_WORDS:
-            count = len(identity.words)
-            for block in {(count, identity.words[0]), (-count, identity.words[-1])}:
-                self._blocks[block].append(ref)
+                _append(self._exact[kind, value], ref)
+        for block in _blocks(identity):
+            _append(self._blocks[block], ref)
 
     def find(self, identity: Identity) -> Hashable | None:
         """The first paper added that `identity` is (the module's rules), else None."""
@@ -168,18 +169,28 @@ class Registry:
         for ref in self._exact.get(("title", identity.title_key), ()):
             if compatible(identity, self._identities[ref]):
                 return ref
-        return self._near(identity)
-
-    def _near(self, identity: Identity) -> Hashable | None:
-        count = len(identity.words)
-        if count < NEAR_MIN_WORDS:
-            return None
-        seen: set[Hashable] = set()
-        for block in ((count, identity.words[0]), (-count, identity.words[-1])):
+        for block in _blocks(identity):
             for ref in self._blocks.get(block, ()):
                 other = self._identities[ref]
-                if ref not in seen and near(identity.words, other.words) \
-                        and compatible(identity, other):
+                if near(identity.words, other.words) and compatible(identity, other):
                     return ref
-                seen.add(ref)
         return None
+
+
+BLOCK_LIMIT = 200
+
+
+def _append(refs: list[Hashable], ref: Hashable) -> None:
+    if len(refs) < BLOCK_LIMIT and (not refs or refs[-1] != ref):
+        refs.append(ref)
+
+
+def _blocks(identity: Identity) -> list[tuple]:
+    """The keys under which a near title of `identity`'s must be filed too (see Registry)."""
+    words = identity.words
+    if not identity.title_key or len(words) < NEAR_MIN_WORDS:
+        return []
+    digits = tuple(w for w in words if not w.isalpha())
+    runs = NEAR_MAX_WORDS + 1
+    bounds = [len(words) * i // runs for i in range(runs + 1)]
+    return [(len(words), i, words[bounds[i]:bounds[i + 1]], digits) for i in range(runs)]

@@ -41,6 +41,7 @@ def unwrap_math(text: str, limit: int) -> str:
 _SPECIAL = re.compile(r"[\\{}~$%]|--|``|''")
 _UNESCAPED = re.compile(r"(?<!\\)([%$])")  # a bare % or $ is meant literally in a field
 _PIECES = re.compile(r"(\s+)")
+_OPEN_END = re.compile(r"\\[a-zA-Z]*$")  # a command word (or a lone \\) takes what follows
 _BRACES_AND_COMMANDS = re.compile(r"[{}]|\\[a-zA-Z]+")
 
 
@@ -69,7 +70,7 @@ def _decode_text(text: str) -> str:
         if group or (not piece.isspace() and _SPECIAL.search(piece)):
             group.append(piece)
             depth += _depth(piece)
-            if depth <= 0 and not piece.endswith("\\"):
+            if depth <= 0 and not _OPEN_END.search(piece):  # TeX eats the space after \\o
                 out.append(_decode_piece("".join(group)))
                 group, depth = [], 0
         else:
