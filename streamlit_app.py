@@ -323,7 +323,7 @@ def missed_ui(explorer: Explorer, location: Location, checked: drafts.Checked, r
         st.markdown(drafts.passage_markdown(passage.number, passage.text))
         for paper in papers:
             hit_ui(location, paper.hit, f"d-{paper.paper_id}", drafts.paper_spans(paper),
-                   drafts.card_note(paper))
+                   drafts.card_note(paper, passage))
     marked = drafts.marked_papers(result, location.like)
     st.download_button(drafts.EXPORT_LABEL.format(count=len(marked)),
                        to_bibtex(public.public_items(marked, root)), "papers-to-add.bib",

@@ -38,6 +38,7 @@ from explorer.query.drafts import SPLITS, WHOLE, clean_query, split_draft
 from explorer.query.engine import Explorer
 from explorer.query.missed import FUSIONS, MissedOptions, fuse, passage_rankings, ranked_rows
 from studies.cases import cached_vectors, citing_papers, folds, study_parser
+from studies.small_corpora import machine
 
 MIN_REFERENCES = 4
 TOP = 20
@@ -186,7 +187,14 @@ def summarise(runs: list[dict]) -> dict:
 def markdown(summary: dict) -> str:
     metrics = METRICS
     head = " | ".join(f"{d} {m}" for d in DRAFTS for m in metrics)
-    lines = [f"| configuration | {head} |", "|---" * (1 + len(DRAFTS) * len(metrics)) + "|"]
+    lines = [f"# What did I miss, on ACM-CR ({summary.get('date', '?')})", "",
+             f"Machine: {summary.get('machine', '?')}. Model: {summary.get('model', '?')}. "
+             f"Corpus: {summary.get('corpus', '?'):,} papers (small_cache's pool: every judged "
+             "paper plus random others, easier than the full corpus). Time: "
+             f"{summary.get('seconds', '?')} s. Command: `python -m studies.missed_eval ACM-CR "
+             "--index POOL_INDEX` (POOL_INDEX: `python -m studies.missed_pool ACM-CR`).",
+             "", " ".join(__doc__.split("\n\n")[1].split()), "",
+             f"| configuration | {head} |", "|---" * (1 + len(DRAFTS) * len(metrics)) + "|"]
     for config, row in summary["table"].items():
         cells = " | ".join(f"{row[d].get(m, 0):.4f}" for d in DRAFTS for m in metrics)
         lines.append(f"| {config} | {cells} |")
@@ -215,8 +223,9 @@ def main(argv: list[str] | None = None) -> dict:
         runs.append(done[task.citing])
         print(f"{number} citing papers, {time.perf_counter() - started:.0f} s", flush=True)
     summary = summarise(runs)
-    summary["seconds"] = round(time.perf_counter() - started, 1)
-    summary["corpus"] = len(explorer.papers)
+    summary.update(seconds=round(time.perf_counter() - started, 1), corpus=len(explorer.papers),
+                   date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), machine=machine(),
+                   model=explorer.manifest.model.model_id)
     text = markdown(summary)
     print(text)
     if args.output:

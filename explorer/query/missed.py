@@ -33,7 +33,11 @@ RANKERS = ("text", "centroid", "svm")  # a passage alone; + the cited centroid; 
 FUSIONS = ("rrf", "rank", "max")
 RRF_K = 60
 DEPTH = 50  # candidates per passage
-DEFAULT_SPLIT, DEFAULT_RANKER, DEFAULT_WEIGHT, DEFAULT_FUSION = "paragraphs", "text", 0.5, "rrf"
+# Chosen by studies/missed_eval.py on ACM-CR (studies/DECISIONS.md 11): paragraphs, the cited
+# papers' SVM added to each passage's cosine, lists merged by the best cosine. Both folds chose
+# paragraphs and "max"; fold 0 the centroid (weight 1), fold 1 and all papers the SVM. Without
+# cited papers the SVM has nothing to learn from: the passage alone ranks ("text").
+DEFAULT_SPLIT, DEFAULT_RANKER, DEFAULT_WEIGHT, DEFAULT_FUSION = "paragraphs", "svm", 1.0, "max"
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from explorer.corpus.papers import Paper
 from explorer.corpus.references import KINDS, read_references
 from explorer.errors import DraftError, ExplorerError
 from explorer.query.cited import CitedSet, cited_from_references
-from explorer.query.drafts import read_draft
+from explorer.query.drafts import Passage, read_draft
 from explorer.query.engine import Explorer
 from explorer.query.missed import Missed, MissedPaper, missed
 from explorer.ui.public import public_message
@@ -146,10 +146,12 @@ def passage_markdown(number: int, text: str) -> str:
     return f"**Passage {number}** · “{escape_markdown(plain(text, 240))}”"
 
 
-def card_note(paper: MissedPaper) -> str:
-    """The card's caption note: the draft sentence it ties to, and the closest cited paper."""
+def card_note(paper: MissedPaper, passage: Passage) -> str:
+    """The card's caption note: the draft sentence it ties to (unless it is all of `passage`,
+    shown above the cards), and the closest cited paper."""
     parts = []
-    if paper.tie is not None:
+    if paper.tie is not None and (paper.tie.draft.start, paper.tie.draft.end) != (
+            passage.start, passage.end):
         parts.append(f"ties to your “{escape_markdown(plain(paper.tie.draft.text, 160))}”")
     if paper.closest is not None:
         parts.append(f"closest to your cited *{rich_markdown(plain(paper.closest.title, 80))}* "
