@@ -4,9 +4,9 @@ Each entry becomes a `BibRecord`: the corpus fields in plain Unicode (LaTeX acce
 and commands decoded by `latex.to_unicode`; authors as "Given Family"), `names` (the
 entry's DOI, arXiv id and citation key, in the order they are preferred as its paper id)
 and, for BibTeX, `original`: the entry's fields as written (@string macros and # joins
-resolved, LaTeX and inner braces kept), for an export to give back. An entry that does not
-parse is an `Unparsed` record at its line: the others are kept (bibtexparser resumes after a
-broken entry).
+resolved, LaTeX and inner braces kept; no `file` attachment paths), for an export to give
+back. An entry that does not parse is an `Unparsed` record at its line: the others are kept
+(bibtexparser resumes after a broken entry).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ __all__ = ["BibRecord", "Unparsed", "csl_record", "is_csl", "read_bibtex", "read
 # bibtexparser logs each broken entry as a warning; the build summary names them instead.
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 VENUE_FIELDS = ("journal", "booktitle", "journaltitle", "series")
+LOCAL_FIELDS = ("file", "pdf")  # attachment paths on the exporter's disk: never kept
 ARXIV_HINTS = ("note", "journal", "howpublished", "url", "doi", "eprint")
 _RIS_START = re.compile(r"^TY  -", re.MULTILINE)
 _RIS_END = re.compile(r"^ER  -.*$", re.MULTILINE)
@@ -86,7 +87,8 @@ def _bibtex_record(entry: Entry, strings: dict[str, str]) -> BibRecord:
         if field.enclosing == "no-enclosing" and "#" in value:
             value = _concatenate(value, strings)
         raw.setdefault(field.key.lower(), value)
-        original.append((field.key, value))
+        if field.key.lower() not in LOCAL_FIELDS:
+            original.append((field.key, value))
     doi = normalise_doi(raw.get("doi", ""))
     arxiv = next((found for key in ARXIV_HINTS if (found := _arxiv_of(key, raw))), None)
     url = raw.get("url", "")

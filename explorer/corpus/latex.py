@@ -8,6 +8,7 @@ Inline math opens before a non-space and closes after a non-space and not before
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from typing import Any
 
@@ -97,7 +98,9 @@ def _decode_piece(piece: str) -> str:
 @functools.cache
 def _decoder() -> Any:
     """pylatexenc's LaTeX-to-text converter, configured as bibtexparser's decoding middleware
-    (\\url{x} shown as x), built on first use (importing it takes 0.1 s)."""
+    (\\url{x} shown as x), built on first use (importing it takes 0.1 s). It logs a warning
+    for each command it cannot expand; a build has nothing to tell the user about those."""
+    logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
