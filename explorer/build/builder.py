@@ -98,9 +98,10 @@ def _read(inputs: Sequence[str | Path], out: Path, max_file_bytes: int | None) -
     """The papers of `inputs` (never the index's own files); CorpusError when there are none."""
     corpus = read_corpus(inputs, exclude=_not_read(inputs, out), max_file_bytes=max_file_bytes)
     if not corpus.papers:
+        skipped = "".join(f"; {n} {why}" for why, n in corpus.skipped.items())
         raise CorpusError(
             f"No papers with text in {', '.join(map(str, inputs))} "
-            f"({corpus.records} records read). Point to files that contain abstracts."
+            f"({corpus.records} records read{skipped}). Point to files that contain abstracts."
         )
     return corpus
 
