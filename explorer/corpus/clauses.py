@@ -125,10 +125,26 @@ def topics(facts: Abstract, room: int, taken: list[str]) -> list[str]:
     defined = {e.lower() for e in facts.acronyms.values()}
     lowered = facts.text.lower()
     kept = []
-    for phrase in phrases.keyphrases(facts.text[:KEYPHRASE_CHARS], top=8):
+    uses = {a: len(re.findall(rf"(?<![\w-]){re.escape(a)}s?(?![\w-])", facts.text))
+            for a in facts.acronyms}
+    terms = [_plural(facts.acronyms[a]) if f"{a}s" in facts.text else facts.acronyms[a]
+             for a in sorted(uses, key=lambda a: -uses[a]) if uses[a] >= 3]
+    for phrase in terms + phrases.keyphrases(facts.text[:KEYPHRASE_CHARS], top=15):
         stems = {phrases.stem(w) for w in phrase.split()}
-        if len(phrase.split()) <= room and not used & stems and (
-                lowered.count(phrase.lower()) >= 2 or phrase.lower().rstrip("s") in defined):
+        if 2 <= len(phrase.split()) <= room and not used & stems and (
+                lowered.count(phrase.lower()) >= 2 or phrase.lower().rstrip("s") in defined
+                or phrase in terms):
             kept.append(phrase)
     kept.sort(key=lambda p: p.lower().rstrip("s") not in defined)
-    return kept[:1]
+    return [_as_written(p, facts.text) for p in kept[:1]]
+
+
+def _plural(phrase: str) -> str:
+    return phrase if phrase.endswith("s") else phrase + "s"
+
+
+def _as_written(phrase: str, text: str) -> str:
+    """A keyphrase lower-cased when the abstract writes it so ("Synthetic data generation"
+    at a sentence start, "synthetic data generation" within one)."""
+    lowered = phrase[:1].lower() + phrase[1:]
+    return lowered if f" {lowered}" in text else phrase

@@ -123,20 +123,32 @@ def _name_titles(rest: str, facts: Abstract) -> list[str]:
     found = _label(called.group("name")) if called and len(called.group("what")) > 8 else None
     if found:  # "a framework for X, namely TextGTL": the name, and what comes before it
         return labelled(found[0], found[1], called.group("what"), facts)
-    found = _label(rest)
+    found = _label(rest, facts.text)
     return labelled(*found, facts) if found else []
 
 
-def _label(rest: str) -> tuple[str, str | None, str] | None:
-    """(name, its expansion or None, what it is) when `rest` starts with a name."""
+def _label(rest: str, text: str = "") -> tuple[str, str | None, str] | None:
+    """(name, its expansion or None, what it is) when `rest` starts with a name; `text`,
+    the abstract, tells a coined acronym (used again) from a concept's."""
     inner = _INNER.match(rest)
-    if inner and is_name(inner.group("acro")) and _spelled_by(inner.group("before"),
-                                                               inner.group("acro")):
+    spelled = _spelled(inner.group("before"), inner.group("acro")) if inner and is_name(
+        inner.group("acro")) else None
+    if spelled:
         acro, before, after = inner.group("acro"), inner.group("before"), inner.group("after")
+        expansion, lead = spelled
         if after[:1].isalpha() and not re.match(r"(?:which|that|a|an)\b", after):
+            if not _titled(expansion) and text.count(acro) < 3:
+                return None  # "a semidefinite programming (SDP) relaxation": a concept's
             return acro, None, f"{before} {after}"  # "a ... Token Compression (MARC) method"
-        return acro, FILLER.sub("", before), _descriptor(after)
+        what = lead.rstrip(",") if lead.endswith(",") else ""  # "a framework, Hybrid ... (HTC)"
+        return acro, expansion, phrases.with_article(what.split()) if what else _descriptor(after)
     return _headed(rest) or _leading(rest)
+
+
+def _titled(phrase: str) -> bool:
+    """Title case, as a coined name's expansion is: "Memory-Augmented ... Token Compression"."""
+    words = [w for w in phrase.split() if phrases.bare(w) not in phrases.TAIL]
+    return sum(w[:1].isupper() for w in words) * 2 >= len(words)
 
 
 def _headed(rest: str) -> tuple[str, str | None, str] | None:
@@ -176,11 +188,17 @@ def _leading(rest: str) -> tuple[str, str | None, str] | None:
     return name, None, what
 
 
-def _spelled_by(before: str, acronym: str) -> bool:
-    """True when `before` (less fillers) is the expansion of `acronym`, give or take a word."""
+def _spelled(before: str, acronym: str) -> tuple[str, str] | None:
+    """(expansion, the words before it) when `before` (less fillers) ends with the expansion
+    of `acronym` and at most one word or an appositive ("a framework, ...") comes first."""
     left = FILLER.sub("", before).split()
     expansion = phrases.long_form(acronym, left[-2 * len(acronym):])
-    return bool(expansion) and len(left) - len(expansion) <= 1
+    if not expansion:
+        return None
+    lead = left[:len(left) - len(expansion)]
+    if len(lead) > 1 and not lead[-1].endswith(","):
+        return None
+    return " ".join(expansion), " ".join(lead)
 
 
 def _descriptor(after: str) -> str:
@@ -209,9 +227,7 @@ def labelled(name: str, expansion: str | None, what: str, facts: Abstract) -> li
         candidates.extend(f"{label}: {phrases.with_article(cut)}" for cut in cuts)
         if not cuts:
             continue
-        content = [w for w in cuts[0] if phrases.bare(w) not in phrases.TAIL | phrases.GENERIC]
-        content += [e for w in cuts[0] for e in facts.expansion(w).split()]
-        if len(content) <= 1 and room - len(cuts[0]) >= 3:
+        if says_little(cuts[0]) and room - len(cuts[0]) >= 3:
             candidates.extend(f"{label}: {phrases.with_article(cuts[0])} for {topic}"
                               for topic in topics(facts, room - len(cuts[0]) - 1, [label, *cuts[0]]))
     if expansion:
@@ -221,10 +237,19 @@ def labelled(name: str, expansion: str | None, what: str, facts: Abstract) -> li
     return candidates or [name]
 
 
+def says_little(words: list[str]) -> bool:
+    """True for a phrase of seven words or fewer that says nothing of what it is for or about
+    ("a generation method", "a million-scale Chain-of-Thought dataset")."""
+    return len(words) <= 7 and not _DOMAIN & {w.lower() for w in words}
+
+
+_DOMAIN = frozenset("for in on to via with from over under across by".split())
+
+
 def is_name(token: str) -> bool:
     """A coined name: internal capitals or digits (BWCache, R-WoM), or two capitalised words."""
     token = token.strip(" ,.")
-    if not token or token in GENERIC_NAMES:
+    if not token or token in GENERIC_NAMES or ";" in token:
         return False
     words = token.split()
     if len(words) == 1:

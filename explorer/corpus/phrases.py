@@ -58,7 +58,7 @@ _DOUBLED = frozenset("set get run put cut plan stop drop map ship admit submit c
                      "let tag dig wrap skip clip crop grab strip flip step sidestep "
                      "bootstrap".split())
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
-_DEFINED = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{0,11}?)(s?)\)")
+_DEFINED = re.compile(r"\(([A-Za-z0-9][A-Za-z0-9-]{0,11}?)(s?)\)")
 
 
 def bare(word: str) -> str:

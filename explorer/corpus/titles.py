@@ -66,14 +66,19 @@ def derive_title(abstract: str) -> str:
             found = [(f"{name}: {_lower(title)}", index) for title, index in found]
         elif name:
             found = [(title, 0) for title in names.labelled(name, None, "", facts)]
-    return _finish(_best(found or _fallback(facts), facts), facts)
+    return _best(found or _fallback(facts), facts) or "Untitled"
 
 
 def _best(candidates: list[tuple[str, int]], facts: Abstract) -> str:
-    """The best-scored candidate of the first sentence whose best says enough (the first
-    statement of a contribution is the main one; later ones elaborate), else the best."""
-    scored = [(phrases.score(title.split(), facts.counts), index, title)
-              for title, index in candidates]
+    """The best-scored candidate, finished, of the first sentence whose best says enough (the
+    first statement of a contribution is the main one; later ones elaborate), else the best.
+    An acronym left unexplained (no room to write it out) costs a point."""
+    scored = []
+    for title, index in candidates:
+        title = _finish(title, facts)
+        words = title.split()
+        unexplained = sum(bool(facts.expansion(w)) for w in words[1:] if not w.endswith(":"))
+        scored.append((phrases.score(words, facts.counts) - unexplained, index, title))
     for index in sorted({index for _, index, _ in scored}):
         best = max((item for item in scored if item[1] == index), key=lambda item: item[0])
         if best[0] >= ENOUGH:
@@ -97,8 +102,7 @@ def _contributions(facts: Abstract, room: int, name: str | None = None) -> list[
             words = clause(_OBJECT.sub("", names.ARTICLE.sub("", rest))).split()
             cuts = phrases.cuts(words, room, start=2)[:3]
             candidates.extend((" ".join(cut), index) for cut in cuts)
-            if cuts and len(cuts[0]) <= 4 and not {"for", "of", "in", "on"} & {
-                    w.lower() for w in cuts[0]}:  # "Causal autoregressive buffer": for what
+            if cuts and names.says_little(cuts[0]):  # "Causal autoregressive buffer": for what
                 candidates.extend((f"{' '.join(cuts[0])} for {topic}", index) for topic in
                                   topics(facts, room - len(cuts[0]) - 1, [*cuts[0], name or ""]))
     return candidates
