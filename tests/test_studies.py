@@ -32,6 +32,7 @@ from studies import (
     size_gate,
     small_cache,
     small_corpora,
+    title_study,
 )
 from tests.paraphrases import PARAPHRASES
 
@@ -228,6 +229,37 @@ def test_badge_check(seeds_index: Path, tmp_path: Path):
     assert {h["strength"] for h in measured["off-topic: top hit"]} == {"weak"}
     assert "| paraphrase targets (search) | 69 |" in out.with_suffix(".md").read_text()
     assert json.loads(out.with_suffix(".json").read_text())["columns"][0] == "paper_id"
+
+
+def test_title_study_scores_every_method_and_keeps_the_seed_judgements(seeds_explorer: Explorer,
+                                                                      tmp_path: Path):
+    """A paperlists-shaped file of seeds with real-looking titles (half introduce a name)."""
+    import shutil
+
+    from tests.conftest import ROOT, SEEDS
+
+    rows = []
+    for i, paper in enumerate(seeds_explorer.papers[:12]):
+        name = paper.title.split(":")[0] if ":" in paper.title and i % 2 else None
+        rows.append({"doc_id": f"d{i}", "abstract": paper.abstract,
+                     "title": f"{name}: a study" if name else f"Real title number {i}"})
+    dataset = tmp_path / "paperlists"
+    dataset.mkdir()
+    with gzip.open(dataset / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    judged = tmp_path / "titles-seeds.md"
+    shutil.copy(ROOT / "studies" / "results" / "titles-seeds.md", judged)
+    report = title_study.main([str(dataset), "--sample", "8", "--seed", "0", "--out",
+                               str(tmp_path / "titles"), "--seeds", str(SEEDS), "--judged",
+                               str(judged)])
+    assert report["papers"] == 8 and set(report["methods"]) == set(title_study.METHODS)
+    for method in report["methods"].values():
+        assert -1 <= method["similarity"] <= 1 and 0 <= method["names agree"] <= 1
+        assert method["over 12 words"] == 0 or method is report["methods"]["top 3 keyphrases"]
+    product = report["methods"]["derived (this branch)"]
+    assert product["cut mid-phrase"] == 0 and product["product minus this, 95% CI"] == [0, 0]
+    assert json.loads((tmp_path / "titles.json").read_text())["papers"] == 8
+    assert "65 good" in judged.read_text(encoding="utf-8")  # the judgements survive a rerun
 
 
 def test_missed_eval_scores_what_missed_returns(tiny_acm: Path, seeds_index: Path,

@@ -291,7 +291,7 @@ def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
     bm25 = [dataclasses.replace(h, compared_with=None) for h in hits]  # lexical mode: BM25
     assert page.lifted(bm25) == set()
     assert page.terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
-    assert "feedback" in page.terms_note([], True) and page.terms_note([]) == ""
+    assert "shared words" in page.terms_note([], True) and page.terms_note([]) == ""
     assert page.terms_note(["*x*"]) == "shared terms: *\\*x\\**"  # corpus words stay text
     # On the real seeds: every lifted hit of the default ranking shares words with the
     # question or comes from the feedback pass (the blend without the pass and no shared

@@ -2,7 +2,7 @@
 
 Inline math opens before a non-space and closes after a non-space and not before a digit, so
 "costs $5 and $10" stays text (pandoc's rule). The app renders these spans with KaTeX
-(ui/text.py); derived titles keep the content of short ones (corpus/titles.py).
+(ui/text.py); derived titles keep the content of short ones (corpus/clauses.py).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ RANKERS = ("text", "centroid", "svm")  # a passage alone; + the cited centroid; 
 FUSIONS = ("rrf", "rank", "max")
 RRF_K = 60
 DEPTH = 50  # candidates per passage
-# Chosen by studies/missed_eval.py on ACM-CR (studies/DECISIONS.md 11): paragraphs, the cited
+# Chosen by studies/missed_eval.py on ACM-CR (studies/DECISIONS.md 12): paragraphs, the cited
 # papers' SVM added to each passage's cosine, lists merged by the best cosine. Both folds chose
 # paragraphs and "max"; fold 0 the centroid (weight 1), fold 1 and all papers the SVM. Without
 # cited papers the SVM has nothing to learn from: the passage alone ranks ("text").

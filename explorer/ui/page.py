@@ -163,7 +163,8 @@ def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
     words = escape_markdown(", ".join(terms[:5]))
     if lifted:
         return (f"above higher cosines for the words it shares: *{words}*" if terms
-                else "above higher cosines: close to the best results (feedback pass)")
+                else "above higher cosines: the ranking also weighs shared words (stemmed) and, "
+                "on corpora of 1,000 papers or more, closeness to the top results")
     return f"shared terms: *{words}*" if terms else ""
 
 
