@@ -21,7 +21,7 @@ from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
-from explorer.ui import page, public
+from explorer.ui import drafts, page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
 from explorer.ui.map_figure import caption, clicked_paper_id
@@ -279,6 +279,58 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
                       args=(saved.delete_open, opened, location))
 
 
+# -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
+def on_check(explorer: Explorer) -> None:
+    """Check the draft (the button's callback): keep the answer, or why there is none."""
+    state = st.session_state
+    given = drafts.Given(state.get("draft_text", ""), state.get("draft_file"), state.get("draft_bib"),
+                         state.get("draft_cited"), state.get("draft_collection"))
+    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_store(),
+                                                          state.location.top_k)
+
+
+def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    st.markdown("### Check my draft")
+    st.caption(drafts.INTRO)
+    st.text_area(drafts.TEXT_LABEL, key="draft_text", height=200, placeholder=drafts.TEXT_HINT)
+    st.file_uploader(drafts.FILE_LABEL, type=drafts.DRAFT_SUFFIXES, key="draft_file")
+    source = st.radio(drafts.CITED_LABEL, drafts.CITED_SOURCES, key="draft_cited", horizontal=True)
+    if source == drafts.UPLOAD:
+        st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib")
+    elif source == drafts.SAVED:
+        names = [collection.name for collection in collection_store().listing().collections]
+        st.selectbox(saved.OPEN_LABEL, names, key="draft_collection", format_func=saved.option_label,
+                     placeholder=saved.NO_COLLECTIONS, disabled=not names)
+    st.button("Check my draft", key="draft-check", type="primary", icon=":material/fact_check:",
+              on_click=on_check, args=(explorer,))
+    if st.session_state.get("draft_error"):
+        st.error(st.session_state.draft_error)
+    if st.session_state.get("draft_checked"):
+        missed_ui(explorer, location, st.session_state.draft_checked, root)
+
+
+def missed_ui(explorer: Explorer, location: Location, checked: drafts.Checked, root: str) -> None:
+    result = checked.result
+    if checked.cited_note:
+        st.caption(checked.cited_note)
+    for note in result.notes:
+        st.info(escape_markdown(note), icon=":material/info:")
+    if not result.papers:
+        st.warning(drafts.NO_RESULTS)
+        return
+    st.caption(drafts.summary_markdown(result, len(explorer.papers)))
+    for passage, papers in result.groups():
+        st.markdown(drafts.passage_markdown(passage.number, passage.text))
+        for paper in papers:
+            hit_ui(location, paper.hit, f"d-{paper.paper_id}", drafts.paper_spans(paper),
+                   drafts.card_note(paper, passage))
+    marked = drafts.marked_papers(result, location.like)
+    st.download_button(drafts.EXPORT_LABEL.format(count=len(marked)),
+                       to_bibtex(public.public_items(marked, root)), "papers-to-add.bib",
+                       "application/x-bibtex", key="draft-export", disabled=not marked,
+                       icon=":material/download:", on_click="ignore")
+
+
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     figure = corpus_figure(explorer, location)
     if figure is None:
@@ -364,7 +416,8 @@ def app_ui(folder: str, model: str | None = None) -> None:
                   placeholder=page.PLACEHOLDER, label_visibility="collapsed")
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
-    show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui}[location.page]
+    show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,
+            "draft": draft_ui}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
 
 

@@ -27,3 +27,7 @@ class UnknownPaperError(ExplorerError):
 
 class CollectionError(ExplorerError):
     """A saved collection is missing, already exists, or its file cannot be read."""
+
+
+class DraftError(ExplorerError):
+    """A draft given to "what did I miss" is empty, too long, or not text."""

@@ -25,6 +25,8 @@ from studies import (
     fusion_study,
     lexical_full,
     make_slice,
+    missed_eval,
+    missed_pool,
     prf_study,
     recommend_eval,
     size_gate,
@@ -258,3 +260,57 @@ def test_title_study_scores_every_method_and_keeps_the_seed_judgements(seeds_exp
     assert product["cut mid-phrase"] == 0 and product["product minus this, 95% CI"] == [0, 0]
     assert json.loads((tmp_path / "titles.json").read_text())["papers"] == 8
     assert "65 good" in judged.read_text(encoding="utf-8")  # the judgements survive a rerun
+
+
+def test_missed_eval_scores_what_missed_returns(tiny_acm: Path, seeds_index: Path,
+                                                seeds_explorer: Explorer, tmp_path: Path):
+    from explorer.query.drafts import split_draft
+    from explorer.query.missed import MissedOptions, missed
+
+    output = tmp_path / "missed.json"
+    summary = missed_eval.main([*study_args(tiny_acm, seeds_index, tmp_path),
+                                "--output", str(output)])
+    assert summary["papers"] == CITING and summary["cited_returned"] == 0
+    assert set(summary["table"]) == {*missed_eval.BASELINES,
+                                     *(missed_eval.name(c) for c in missed_eval.configs())}
+    assert json.loads(output.read_text())["chosen"] == summary["chosen"]
+    assert "Cross-validated" in output.with_suffix(".md").read_text()
+    scores = [v for row in summary["table"].values() for d in row.values() for v in d.values()]
+    assert all(0 <= v <= 1 for v in scores) and max(scores) > 0
+    # three of a citing paper's six references as the cited set bring back some of the others
+    assert summary["table"]["paragraphs | text | rrf"]["abstract"]["recall@20"] > 0
+    # the study's steps are what `missed` returns
+    task = missed_eval.tasks(seeds_explorer, tiny_acm)[0]
+    draft = task.drafts["contexts"]
+    for split, ranker, weight, fusion in [("paragraphs", "svm", 0.0, "rank"),
+                                          ("windows", "centroid", 0.5, "max")]:
+        passages = split_draft(draft, split).passages
+        vectors = seeds_explorer.embedder.embed_documents([p.query for p in passages])
+        rows = missed_eval.config_rows(seeds_explorer, passages, vectors, task.given,
+                                       (split, ranker, weight))[fusion]
+        options = MissedOptions(top_k=missed_eval.TOP, split=split, ranker=ranker,
+                                weight=weight, fusion=fusion, explain=False)
+        found = missed(seeds_explorer, draft, task.given, options=options)
+        assert [seeds_explorer.row(p.paper_id) for p in found.papers] == rows
+
+
+def test_missed_pool_builds_from_the_cached_vectors(tiny_acm: Path, tmp_path: Path,
+                                                    monkeypatch):
+    from explorer.build.embedding import LazyEmbedder
+
+    cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    embedded: list[tuple[str, int]] = []
+    real = LazyEmbedder.embed
+
+    def counted(self, phase, texts, *args, **kwargs):
+        embedded.append((phase, len(texts)))
+        return real(self, phase, texts, *args, **kwargs)
+
+    monkeypatch.setattr(LazyEmbedder, "embed", counted)
+    index = missed_pool.main([str(tiny_acm), "--folder", str(tmp_path / "missed"),
+                              "--cache", str(cache)])
+    assert not embedded  # every paper vector came from the cache
+    pool = small_cache.load_pool(tiny_acm, cache)
+    explorer = Explorer.open(index)
+    assert [p.text_hash for p in explorer.papers] == [p.text_hash for p in pool["papers"]]
+    assert (explorer.vectors == pool["vectors"]).all()

@@ -1,6 +1,6 @@
-"""`explorer collection new|list|show|add|remove|rename|delete|export`: saved collections of
-papers (explorer/collections/), kept in the user data folder (EXPLORER_DATA), and the papers of
-one for `explorer recommend --collection NAME`."""
+"""`explorer collection new|list|show|add|remove|rename|delete|export|import`: saved collections
+of papers (explorer/collections/), kept in the user data folder (EXPLORER_DATA), and the papers
+of one for `explorer recommend --collection NAME` (and `explorer missed --collection NAME`)."""
 
 from __future__ import annotations
 
@@ -32,15 +32,20 @@ def add_collection(commands) -> None:
         ("rename", "give a collection another name", _rename, None),
         ("delete", "delete a collection", _delete, None),
         ("export", "a collection's papers as BibTeX or CSV", _export, None),
+        ("import", "a new collection of the papers of a .bib (.ris, CSL-JSON) this index has",
+         _import, None),
     ):
         action = actions.add_parser(name, help=help_text)
         if name != "list":
             action.add_argument("name", help="the collection's name (any text; quote it)")
         if name == "rename":
             action.add_argument("new_name", help="its new name")
+        if name == "import":
+            action.add_argument("file", metavar="FILE",
+                                help="a reference list: .bib (BibTeX), .ris or .json (CSL-JSON)")
         if ids:
             action.add_argument("paper_ids", nargs=ids, metavar="ID", help="paper ids")
-        if name in ("new", "add", "show", "export"):
+        if name in ("new", "add", "show", "export", "import"):
             action.add_argument("--index", help=INDEX_HELP)
         if name in ("new", "add"):
             action.add_argument("--no-check", dest="check", action="store_false",
@@ -148,6 +153,30 @@ def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
         return 0
     atomic_write(args.out, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
     print(f"wrote {len(papers)} papers to {safe_text(str(args.out))}", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace, settings: Settings, parser) -> int:
+    """The entries of a reference list that this index has (matched by DOI, arXiv id,
+    abstract or title) become a new collection; the others are named."""
+    from explorer.cli.references import cited_from_file
+    from explorer.query.engine import Explorer
+
+    explorer = Explorer.open(settings.index_dir, model=settings.query_model)
+    cited = cited_from_file(args.file, settings, explorer, name_missing=False)
+    if not cited.paper_ids:
+        raise ExplorerError(f"None of the {cited.entries} entries of {args.file} is in this "
+                            "index, so no collection was made. Use the index of the corpus "
+                            "they come from (--index), or build one with the file in it.")
+    collection = _store(settings).create(args.name, cited.paper_ids)
+    if args.json:
+        print(safe_json({**collection.to_dict(), "not_in_index": [
+            {"entry_id": e.paper_id, "title": e.title, "source": e.sources[0] if e.sources else ""}
+            for e in cited.missing], "unparsed": list(cited.unparsed)}, indent=2))
+        return 0
+    print(f"created {safe_text(collection.name)}: {len(collection.paper_ids)} papers")
+    for entry in cited.missing:
+        print(f"  not in this index: {safe_text(entry.title)} ({safe_text(entry.paper_id)})")
     return 0
 
 

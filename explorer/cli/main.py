@@ -11,6 +11,7 @@ from pathlib import Path
 from explorer.build.builder import AUTO, LOCK_WAIT
 from explorer.cli.collections import add_collection, liked_papers
 from explorer.cli.evaluation import add_eval
+from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     ):
         _add_ask(commands, name, target, help_text)
     _add_recommend(commands)
+    add_missed(commands)
     add_eval(commands)
     _add_info(commands)
     add_model(commands)
