@@ -11,6 +11,10 @@ from explorer.corpus.papers import Paper
 from explorer.corpus.words import STOP_WORDS
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
+# t-SNE iterations, 250 of them early exaggeration (scikit-learn's default is 1000): on 5,000
+# real abstracts 30 CPU s instead of 56, with 10-NN kept 0.392 against 0.396 and a paper's 2-D
+# neighbours in its own topic 0.633 against 0.627.
+TSNE_ITERATIONS = 500
 # Above these many papers, k-means is fitted on a sample (every paper then joins its nearest
 # centre) and topic terms are counted on a sample: at 92k papers the full fit and counts took
 # 50 and 53 CPU seconds; on 16k real abstracts a 5k-sample fit lost 0.14% inertia and agreed
@@ -140,7 +144,7 @@ def _tsne(vectors: np.ndarray) -> np.ndarray:
 
     perplexity = float(min(30, max(2, (len(vectors) - 1) // 3)))
     tsne = TSNE(n_components=2, perplexity=perplexity, metric="cosine", init="pca",
-                random_state=SEED)
+                max_iter=TSNE_ITERATIONS, random_state=SEED)
     return tsne.fit_transform(vectors)
 
 
