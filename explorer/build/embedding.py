@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
 from explorer.model.embedder import Embedder, ModelSpec
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+Watch = Callable[[str], AbstractContextManager]  # stage name -> its timer (report.Stopwatch)
 
 
 class LazyEmbedder:
     """Loads the model only when something actually needs embedding."""
 
     def __init__(self, spec: ModelSpec, batch_size: int, progress: Progress | None,
-                 engine: str = "local") -> None:
+                 engine: str = "local", watch: Watch | None = None) -> None:
         self.spec, self.batch_size, self.progress = spec, batch_size, progress
+        self.watch = watch  # times loading the model (export included) as the stage 'model'
         self.engine = engine  # 'local' or 'ray' (explorer/model/distributed.py)
         self._embedder: Embedder | None = None
 
@@ -50,6 +53,7 @@ class LazyEmbedder:
         if self._embedder is None:
             from explorer.model.distributed import create_embedder
 
-            self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
-                                             engine=self.engine)
+            with self.watch("model") if self.watch else nullcontext():
+                self._embedder = create_embedder(self.spec, batch_size=self.batch_size,
+                                                 engine=self.engine)
         return self._embedder

@@ -83,6 +83,8 @@ def _add_build(commands) -> None:
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
                        help="skip per-sentence vectors (faster build; explanations embed on demand)")
+    build.add_argument("--json", action="store_true",
+                       help="print the build's report (counts, seconds per stage) as JSON")
     build.set_defaults(run=_build)
 
 
@@ -145,7 +147,11 @@ def _build(args, settings: Settings, parser) -> int:
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
                    engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
     bar.close()
-    print(safe_text(report.summary()))
+    if args.json:
+        print(safe_json(report.to_dict(), indent=2))
+    else:
+        print(safe_text(report.summary()))
+        print(safe_text(report.stage_line()))
     return 0
 
 

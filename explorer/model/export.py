@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,7 +99,8 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+    with _quiet():
+        model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
     wrapped, input_names, pad_id = _wrap(model)
     sample = model.tokenizer(["a short text", "a somewhat longer sample text"], padding=True,
                              return_tensors="pt")
@@ -106,7 +108,7 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     axes = {name: {0: "batch", 1: "tokens"} for name in input_names}
 
     def write(tmp: Path) -> None:
-        with torch.no_grad():
+        with torch.no_grad(), _quiet():
             torch.onnx.export(wrapped, args, os.fspath(tmp), input_names=list(input_names),
                               output_names=["embedding"], opset_version=17, dynamo=False,
                               dynamic_axes={**axes, "embedding": {0: "batch"}})
@@ -122,6 +124,29 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     }
     _write_meta(folder, meta)
     return meta
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence exactly what loading and tracing the model print that a user cannot act on:
+    transformers' "Loading weights" bar, torch's TracerWarning (Python values in the trace are
+    frozen as constants; tests/test_backends.py checks the export against the model) and
+    torch.onnx's UserWarnings about how it writes an op in ONNX. Other warnings and every error
+    go through. The warning filters are the process's (as any catch_warnings): an export runs
+    once per model and machine, so a warning of another thread is rarely hidden meanwhile."""
+    import torch
+    from transformers.utils import logging as transformers_logging
+
+    bars = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+            warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.onnx\.")
+            yield
+    finally:
+        if bars:
+            transformers_logging.enable_progress_bar()
 
 
 def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
