@@ -17,7 +17,7 @@ import numpy as np
 from explorer.errors import ModelNotFoundError
 from explorer.files import file_checksum
 from explorer.model import catalog
-from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends
+from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends, int8_weights
 from explorer.settings import DEFAULT_BATCH_SIZE, default_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -121,7 +121,8 @@ class Embedder:
     """The model, on the fastest backend this machine runs well. Vectors are unit float32 rows.
 
     Backends: ``openvino`` (bf16 on CPUs with native bf16, else fp32), ``onnx-int8`` (ONNX
-    Runtime, dynamically quantised matrix multiplies), ``onnx`` (ONNX Runtime fp32) and
+    Runtime, dynamically quantised matrix multiplies, with the int8 weights that suit the
+    CPU: backends.int8_weights), ``onnx`` (ONNX Runtime fp32) and
     ``torch`` (sentence-transformers itself). ``auto`` takes the first that fits the CPU and
     loads; see benchmarks/README.md for the measurements behind the order. The exported
     backends need no torch at query time; their export is cached by model fingerprint.
@@ -160,12 +161,13 @@ class Embedder:
             self.max_seq_length = int(self._model.max_seq_length)
             self.precision = "fp32"
         else:
-            from explorer.model.export import ensure_export
+            from explorer.model.export import INT8_FILES, ensure_export
             from explorer.model.runtimes import ExportedModel
 
+            weights = int8_weights() if backend == ONNX_INT8 else None
             folder, meta = ensure_export(self.spec.path, self.spec.fingerprint,
-                                         int8=backend == ONNX_INT8, cache_dir=cache_dir)
-            self._exported = ExportedModel(folder, meta, backend)
+                                         int8=weights, cache_dir=cache_dir)
+            self._exported = ExportedModel(folder, meta, backend, INT8_FILES.get(weights))
             self.dimension = self._exported.dimension
             self.max_seq_length = self._exported.max_seq_length
             self.precision = self._exported.precision

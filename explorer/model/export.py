@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from explorer.files import atomic_write
+from explorer.model.backends import SIGNED, UNSIGNED
 from explorer.settings import default_cache_dir
 
 FP32_FILE = "model.onnx"
-INT8_FILE = "model-int8.onnx"
+INT8_FILE = "model-int8.onnx"  # signed int8 weights (CPUs with VNNI)
+# The dynamic int8 file per weight type (backends.int8_weights) and the precision it is.
+INT8_FILES = {SIGNED: INT8_FILE, UNSIGNED: "model-int8-u8.onnx"}
+INT8_PRECISIONS = {INT8_FILE: "int8-dynamic", "model-int8-u8.onnx": "int8-dynamic-u8"}
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
 EXPORT_VERSION = 1
@@ -53,23 +57,27 @@ def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
     return meta
 
 
-def ensure_export(model_path: Path, fingerprint: str, *, int8: bool = False,
+def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None,
                   cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """Export (and, with `int8`, quantise) the model unless a valid export exists.
+    """Export (and, with `int8`, the weight type "s8" or "u8", quantise) the model unless a
+    valid export exists; the int8 file is INT8_FILES[int8].
 
     Returns (folder, meta). Raises ValueError when the model cannot be expressed this way
     (e.g. an unsupported pooling mode) and ImportError when torch/onnx are missing.
     """
+    if int8 is not None and int8 not in INT8_FILES:
+        raise ValueError(f"int8 weights must be one of {tuple(INT8_FILES)}, got {int8!r}")
+    name = INT8_FILES.get(int8) if int8 is not None else None
     folder = export_folder(fingerprint, cache_dir)
     meta = load_meta(folder, fingerprint)
-    if meta is not None and (not int8 or INT8_FILE in meta["files"]):
+    if meta is not None and (name is None or name in meta["files"]):
         return folder, meta
     folder.mkdir(parents=True, exist_ok=True)
     with _export_lock(folder):  # another thread or process may have exported meanwhile
         meta = load_meta(folder, fingerprint) or _export(model_path, fingerprint, folder)
-        if int8 and INT8_FILE not in meta["files"]:
-            atomic_write(folder / INT8_FILE, lambda tmp: _quantize(folder / FP32_FILE, tmp))
-            meta["files"][INT8_FILE] = (folder / INT8_FILE).stat().st_size
+        if name is not None and name not in meta["files"]:
+            atomic_write(folder / name, lambda tmp: _quantize(folder / FP32_FILE, tmp, int8))
+            meta["files"][name] = (folder / name).stat().st_size
             _write_meta(folder, meta)
     return folder, meta
 
@@ -194,8 +202,9 @@ def _backend_tokenizer(model, model_path: Path) -> str:
     return backend.to_str()
 
 
-def _quantize(source: Path, target: Path) -> None:
-    """Dynamic int8: weights of the matrix multiplies only, per output channel.
+def _quantize(source: Path, target: Path, weights: str) -> None:
+    """Dynamic int8: weights of the matrix multiplies only, per output channel, signed ("s8")
+    or unsigned ("u8"; activations are unsigned either way, so u8 runs u8u8 kernels).
 
     Quantising every op (embeddings included) moved vectors by ~0.06 cosine on abstracts;
     MatMul-only per-channel keeps the mean drift near 0.005 (see benchmarks/README.md).
@@ -203,8 +212,9 @@ def _quantize(source: Path, target: Path) -> None:
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    weight_type = QuantType.QInt8 if weights == SIGNED else QuantType.QUInt8
     quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
-                     per_channel=True, weight_type=QuantType.QInt8,
+                     per_channel=True, weight_type=weight_type,
                      extra_options={"DefaultTensorType": TensorProto.FLOAT})
 
 

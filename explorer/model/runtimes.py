@@ -23,14 +23,18 @@ from typing import Any
 import numpy as np
 
 from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO
-from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+from explorer.model.export import FP32_FILE, INT8_FILE, INT8_PRECISIONS, TOKENIZER_FILE
 from explorer.settings import thread_limit
 
 
 class ExportedModel:
-    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes."""
+    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes.
 
-    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str) -> None:
+    `model_file` names the file in `folder` to run instead of the runtime's own (FP32_FILE,
+    INT8_FILE for onnx-int8): the int8 file of another weight type, a benchmark's candidate."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str,
+                 model_file: str | None = None) -> None:
         from tokenizers import Tokenizer
 
         text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
@@ -46,13 +50,13 @@ class ExportedModel:
         self._text = text
         self._run_all: Callable[[list[dict]], list[np.ndarray]] | None = None
         if runtime == OPENVINO:
-            openvino = _OpenVino(folder / FP32_FILE, folder / "openvino-cache")
+            openvino = _OpenVino(folder / (model_file or FP32_FILE), folder / "openvino-cache")
             self._run, self._run_all = openvino.run, openvino.run_all
             self.precision = openvino.precision
         elif runtime in (ONNX, ONNX_INT8):
-            name = INT8_FILE if runtime == ONNX_INT8 else FP32_FILE
+            name = model_file or (INT8_FILE if runtime == ONNX_INT8 else FP32_FILE)
             self._run = _onnxruntime(folder / name)
-            self.precision = "int8-dynamic" if runtime == ONNX_INT8 else "fp32"
+            self.precision = INT8_PRECISIONS.get(name, "int8") if runtime == ONNX_INT8 else "fp32"
         else:
             raise ValueError(f"unknown runtime {runtime!r}")
         self.runtime = runtime
