@@ -9,6 +9,7 @@ written to temp names and renamed, with ``meta.json`` last, so a crashed export 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import warnings
@@ -213,9 +214,33 @@ def _quantize(source: Path, target: Path, weights: str) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     weight_type = QuantType.QInt8 if weights == SIGNED else QuantType.QUInt8
-    quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
-                     per_channel=True, weight_type=weight_type,
-                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
+    with _without_preprocessing_advice():
+        quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
+                         per_channel=True, weight_type=weight_type,
+                         extra_options={"DefaultTensorType": TensorProto.FLOAT})
+
+
+class _PreprocessingAdvice(logging.Filter):
+    """ONNX Runtime's "Please consider to run pre-processing before quantization" (its shape
+    inference step, which a transformer with dynamic axes does not need): nothing to act on."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Please consider to run pre-processing")
+
+
+@contextmanager
+def _without_preprocessing_advice() -> Iterator[None]:
+    """ORT logs that advice on the root logger, whose first record would also install a
+    stderr handler for the whole process (logging.basicConfig); a NullHandler prevents that
+    for the quantisation's duration and the filter drops the advice; other records pass."""
+    root, advice, quiet = logging.getLogger(), _PreprocessingAdvice(), logging.NullHandler()
+    root.addFilter(advice)
+    root.addHandler(quiet)
+    try:
+        yield
+    finally:
+        root.removeHandler(quiet)
+        root.removeFilter(advice)
 
 
 def _write_meta(folder: Path, meta: dict[str, Any]) -> None:
