@@ -20,8 +20,6 @@ from explorer.artifacts.layout import (
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
-    SENTENCE_TABLE,
-    SENTENCE_VECTORS,
     TEXT_HASHES,
 )
 from explorer.artifacts.manifest import Manifest
@@ -38,8 +36,9 @@ from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
 from explorer.build.quantiles import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.build.report import BuildReport
+from explorer.build.sentences import sentence_arrays, stored_sentences
 from explorer.corpus.papers import CorpusReport, Paper, read_corpus
-from explorer.corpus.sentences import SPLITTER_VERSION, embed_sentences, per_paper, sentence_table
+from explorer.corpus.sentences import SPLITTER_VERSION, text_spans
 from explorer.errors import CorpusError, ExplorerError
 from explorer.files import FolderLock
 from explorer.index.dense import EXACT, HNSW, VectorIndex
@@ -72,7 +71,8 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
 
     Nothing is written when reading fails; the previous index stays loadable until the new
     manifest replaces it. `progress(phase, done, total)` reports embedding progress.
-    `sentences` also stores one vector per abstract sentence (for explanations).
+    `sentences` also stores one vector per abstract sentence (for explanations), pooled from
+    the papers' own pass where the backend allows (no second model run; model/pooling.py).
     One build writes a folder at a time: another waits up to `wait` seconds for it to finish
     (then goes on, usually to find the index up to date), else stops with ExplorerError.
     `max_file_bytes` bounds each input file, decompressed (default: the corpus reader's).
@@ -118,8 +118,11 @@ def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
         return
     previous = _previous(out, spec)
     checkpoint = Checkpoint(out, spec.fingerprint)
-    vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint)
-    arrays = _sentence_arrays(corpus.papers, previous, embedder) if sentences else {}
+    fresh: dict[str, np.ndarray] | None = {} if sentences else None  # the pass's sentences
+    vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint,
+                                              fresh)
+    arrays = {} if fresh is None else _sentence_arrays(corpus.papers, previous, embedder, fresh,
+                                                       vectors.shape[1])
     old = previous.arrays if previous is not None else None
     arrays.update(LexicalIndex.from_papers(corpus.papers, old).to_arrays())  # BM25 channel
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
@@ -137,9 +140,11 @@ def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
 
 
 def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: LazyEmbedder,
-                   checkpoint: Checkpoint) -> tuple[np.ndarray, int]:
+                   checkpoint: Checkpoint, sentences: dict[str, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, int]:
     """Vectors (n, d) for `papers`, reusing the previous build's and an interrupted build's
-    by text hash; and how many were embedded by this build (resumed ones included)."""
+    by text hash; and how many were embedded by this build (resumed ones included). With
+    `sentences`, the papers embedded now also put their sentence vectors there (by hash)."""
     cache: dict[str, np.ndarray] = {}
     if previous is not None:
         cache = dict(zip(previous.text_hashes, previous.vectors))
@@ -148,8 +153,15 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: La
     missing = [p for p in papers if p.text_hash not in cache]
     for start in range(0, len(missing), BLOCK):
         block = missing[start:start + BLOCK]
-        fresh = embedder.embed("papers", [p.text for p in block], start, len(missing))
+        texts = [p.text for p in block]
         hashes = [p.text_hash for p in block]
+        if sentences is None:
+            fresh = embedder.embed("papers", texts, start, len(missing))
+        else:
+            fresh, parts = embedder.embed_with_spans("papers", texts,
+                                                     [text_spans(p) for p in block],
+                                                     start, len(missing))
+            sentences.update(zip(hashes, (part.astype(np.float16) for part in parts)))
         checkpoint.save(hashes, fresh, embedder.info)
         cache.update(zip(hashes, fresh))
     dimension = len(next(iter(cache.values())))
@@ -159,17 +171,14 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: La
     return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)
 
 
-def _sentence_arrays(papers: list[Paper], previous: _Previous | None,
-                     embedder: LazyEmbedder) -> dict[str, np.ndarray]:
-    table = sentence_table(papers)
-    cached: dict[str, np.ndarray] = {}
-    if previous is not None and SENTENCE_VECTORS in previous.arrays and (
-            previous.manifest.sentence_splitter == SPLITTER_VERSION):
-        cached = per_paper(previous.text_hashes, previous.arrays[SENTENCE_TABLE],
-                           previous.arrays[SENTENCE_VECTORS])
-    vectors = embed_sentences(papers, table, lambda texts: embedder.embed("sentences", texts),
-                              cached)
-    return {SENTENCE_TABLE: table, SENTENCE_VECTORS: vectors}
+def _sentence_arrays(papers: list[Paper], previous: _Previous | None, embedder: LazyEmbedder,
+                     fresh: dict[str, np.ndarray], dimension: int) -> dict[str, np.ndarray]:
+    """sentences.sentence_arrays from this pass's sentence vectors and the previous build's."""
+    if previous is not None:
+        stored = stored_sentences(previous.arrays, previous.text_hashes,
+                                  previous.manifest.sentence_splitter)
+        fresh.update((h, v) for h, v in stored.items() if h not in fresh)
+    return sentence_arrays(papers, embedder, fresh, dimension)
 
 
 def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -> dict:
