@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import platform
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -36,9 +37,15 @@ from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
 from explorer.build.quantiles import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.build.report import BuildReport
-from explorer.build.sentences import sentence_arrays, stored_sentences
+from explorer.build.sentences import (
+    EXACT_SENTENCES,
+    KINDS,
+    POOLED_SENTENCES,
+    embed_papers,
+    sentence_arrays,
+)
 from explorer.corpus.papers import CorpusReport, Paper, read_corpus
-from explorer.corpus.sentences import SPLITTER_VERSION, text_spans
+from explorer.corpus.sentences import SPLITTER_VERSION
 from explorer.errors import CorpusError, ExplorerError
 from explorer.files import FolderLock
 from explorer.index.dense import EXACT, HNSW, VectorIndex
@@ -61,35 +68,47 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     *,
     index_type: str = AUTO,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    sentences: bool = True,
+    sentences: bool | str = True,
     progress: Progress | None = None,
     engine: str = "local",
     wait: float = LOCK_WAIT,
     max_file_bytes: int | None = None,
+    on_usable: Callable[[float], None] | None = None,
 ) -> BuildReport:
     """Read `inputs`, embed what is new, and write an index folder at `out`.
 
     Nothing is written when reading fails; the previous index stays loadable until the new
     manifest replaces it. `progress(phase, done, total)` reports embedding progress.
-    `sentences` also stores one vector per abstract sentence (for explanations), pooled from
-    the papers' own pass where the backend allows (no second model run; model/pooling.py).
+    `sentences` also stores one vector per abstract sentence (for explanations): True (or
+    "exact") embeds each sentence on its own after the papers; the index is written without
+    them first, usable at once (`on_usable(seconds)` is called then), and again with them.
+    "pooled" takes them from the papers' own pass instead (build/sentences.py: no second run,
+    measured as not as good). False stores none.
     One build writes a folder at a time: another waits up to `wait` seconds for it to finish
     (then goes on, usually to find the index up to date), else stops with ExplorerError.
     `max_file_bytes` bounds each input file, decompressed (default: the corpus reader's).
     """
     started = time.perf_counter()
+    kind = {True: EXACT_SENTENCES, False: None}.get(sentences, sentences)  # type: ignore[call-overload]
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"sentences must be True, False or one of {KINDS}, got {sentences!r}")
     corpus = _read(inputs, out, max_file_bytes)
     spec = resolve_model(model)
-    kind = _choose_index_type(index_type, len(corpus.papers))
     report = BuildReport(
         papers=len(corpus.papers), records=corpus.records,
         duplicates_merged=corpus.duplicates_merged, skipped=dict(corpus.skipped),
-        embedded=0, reused=0, model_id=spec.model_id, index_type=kind, seconds=0.0,
+        embedded=0, reused=0, model_id=spec.model_id,
+        index_type=_choose_index_type(index_type, len(corpus.papers)), seconds=0.0,
         folder=out, notes=dict(corpus.notes),
     )
+
+    def usable() -> None:
+        if on_usable is not None:
+            on_usable(time.perf_counter() - started)
+
     with FolderLock(out, wait):
-        _build_locked(inputs, out, corpus, spec, report, sentences,
-                      LazyEmbedder(spec, batch_size, progress, engine))
+        _build_locked(inputs, out, corpus, spec, report, kind,
+                      LazyEmbedder(spec, batch_size, progress, engine), usable)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -106,35 +125,49 @@ def _read(inputs: Sequence[str | Path], out: Path, max_file_bytes: int | None) -
 
 
 def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
-                  spec: ModelSpec, report: BuildReport, sentences: bool,
-                  embedder: LazyEmbedder) -> None:
-    """The build proper, under the folder lock: fills in `report`."""
+                  spec: ModelSpec, report: BuildReport, sentences: str | None,
+                  embedder: LazyEmbedder, usable: Callable[[], None]) -> None:
+    """The build proper, under the folder lock: fills in `report`. With exact sentence vectors
+    to embed, the index is written first without them (usable), then again with them."""
     lines = paper_lines(corpus.papers)
     corpus_hash = hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
-    settings = _Settings(corpus_hash, report.index_type, sentences, SPLITTER_VERSION,
-                         LEXICAL_SETTINGS)
+    settings = _Settings(corpus_hash, report.index_type, sentences == EXACT_SENTENCES,
+                         SPLITTER_VERSION, LEXICAL_SETTINGS)
     if _is_current(out, spec, settings):
         report.up_to_date, report.reused = True, len(corpus.papers)
         return
     previous = _previous(out, spec)
     checkpoint = Checkpoint(out, spec.fingerprint)
-    fresh: dict[str, np.ndarray] | None = {} if sentences else None  # the pass's sentences
+    by_hash: dict[str, np.ndarray] | None = None if sentences is None else {}
     vectors, report.embedded = _paper_vectors(corpus.papers, previous, embedder, checkpoint,
-                                              fresh)
-    arrays = {} if fresh is None else _sentence_arrays(corpus.papers, previous, embedder, fresh,
-                                                       vectors.shape[1])
+                                              by_hash if sentences == POOLED_SENTENCES else None)
     old = previous.arrays if previous is not None else None
-    arrays.update(LexicalIndex.from_papers(corpus.papers, old).to_arrays())  # BM25 channel
+    arrays = LexicalIndex.from_papers(corpus.papers, old).to_arrays()  # BM25 channel
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
                                         dtype=np.uint8).reshape(len(corpus.papers), 32)
     index = VectorIndex.build(vectors, report.index_type)
     extras = {PAIR_QUANTILES: pair_quantiles(vectors),
               QUESTION_QUANTILES: _questions(corpus.papers, vectors, previous, embedder),
               MAP: _map(corpus.papers, vectors, previous)}
-    reused_only = previous is not None and not embedder.loaded
-    model_info = previous.manifest.model.to_dict() if reused_only else embedder.info
-    fields = {**_manifest(inputs, corpus, model_info, spec), **asdict(settings)}
-    write_artifacts(out, corpus.papers, index, extras, fields, arrays, lines)
+
+    def write(final: bool) -> None:
+        reused_only = previous is not None and not embedder.loaded
+        model_info = previous.manifest.model.to_dict() if reused_only else embedder.info
+        recorded = dataclasses.replace(settings, sentences=settings.sentences and final)
+        fields = {**_manifest(inputs, corpus, model_info, spec), **asdict(recorded)}
+        write_artifacts(out, corpus.papers, index, extras, fields, arrays, lines)
+
+    def usable_now() -> None:
+        write(final=False)  # searchable now; explanations embed on demand meanwhile
+        checkpoint.clear()
+        usable()
+
+    if by_hash is not None:
+        stored = None if previous is None else (previous.manifest, previous.arrays,
+                                                previous.text_hashes)
+        arrays.update(sentence_arrays(corpus.papers, embedder, sentences, by_hash,
+                                      vectors.shape[1], stored, usable_now))
+    write(final=True)
     checkpoint.clear()
     report.reused = len(corpus.papers) - report.embedded
 
@@ -153,15 +186,8 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: La
     missing = [p for p in papers if p.text_hash not in cache]
     for start in range(0, len(missing), BLOCK):
         block = missing[start:start + BLOCK]
-        texts = [p.text for p in block]
+        fresh = embed_papers(embedder, block, start, len(missing), sentences)
         hashes = [p.text_hash for p in block]
-        if sentences is None:
-            fresh = embedder.embed("papers", texts, start, len(missing))
-        else:
-            fresh, parts = embedder.embed_with_spans("papers", texts,
-                                                     [text_spans(p) for p in block],
-                                                     start, len(missing))
-            sentences.update(zip(hashes, (part.astype(np.float16) for part in parts)))
         checkpoint.save(hashes, fresh, embedder.info)
         cache.update(zip(hashes, fresh))
     dimension = len(next(iter(cache.values())))
@@ -169,16 +195,6 @@ def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: La
     for row, paper in enumerate(papers):  # row by row: no list of 100k views to stack
         vectors[row] = cache[paper.text_hash]
     return vectors, len(missing) + sum(p.text_hash in resumed for p in papers)
-
-
-def _sentence_arrays(papers: list[Paper], previous: _Previous | None, embedder: LazyEmbedder,
-                     fresh: dict[str, np.ndarray], dimension: int) -> dict[str, np.ndarray]:
-    """sentences.sentence_arrays from this pass's sentence vectors and the previous build's."""
-    if previous is not None:
-        stored = stored_sentences(previous.arrays, previous.text_hashes,
-                                  previous.manifest.sentence_splitter)
-        fresh.update((h, v) for h, v in stored.items() if h not in fresh)
-    return sentence_arrays(papers, embedder, fresh, dimension)
 
 
 def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -> dict:
