@@ -20,6 +20,7 @@ from explorer.query.engine import Explorer
 from studies import (
     badge_check,
     explain_cost,
+    explain_options,
     feedback_eval,
     fusion_full,
     fusion_study,
@@ -188,6 +189,25 @@ def test_explain_cost_stored_vectors_beat_embedding(index_copy: Path):
     results = explain_cost.main(["--index", str(index_copy), "--queries", "1", "--top-k", "2"])
     (match_ms, pair_ms), (base_match, base_pair) = results.values()
     assert 0 < match_ms < base_match and 0 < pair_ms < base_pair
+
+
+def test_explain_options(seeds_index: Path, tmp_path: Path):
+    out = tmp_path / "options"
+    results = explain_options.main([
+        "--seeds-index", str(seeds_index), "--sample", "0", "--rounds", "1", "--questions", "1",
+        "--cost-papers", "6", "--work", str(tmp_path), "--out", str(out)])
+    (search, same, _), (pairs, same_pairs, _) = results["quality"][
+        "seeds | (b) on demand, fp32"].values()
+    assert search >= len(PARAPHRASES) and pairs >= 71
+    assert same >= 0.95 * search and same_pairs >= 0.95 * pairs  # today's vectors, in fp32
+    cost = results["per_hit"]
+    assert cost["search hit, stored vectors"][0] < cost["search hit, on demand (b)"][0]
+    assert set(results["build"]) == {"papers alone", "sentences alone (today's second pass)",
+                                     "papers + pooled sentences (a)"}
+    text = out.with_suffix(".md").read_text()
+    assert "| seeds | (a) pooled |" in text and "## The 256-token window" in text
+    assert out.with_name("options-cases.md").read_text().count("today:") == len(
+        results["differing"])
 
 
 def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):

@@ -143,9 +143,17 @@ def _build(args, settings: Settings, parser) -> int:
 
     bar = Bar()
     out = args.out or settings.index_dir
+
+    def usable(seconds: float) -> None:
+        bar.close()
+        print(f"explorer: {out} is searchable now ({seconds:.1f} s); adding the sentence vectors "
+              "of explanations, which the app and the CLI use once they are written",
+              file=sys.stderr, flush=True)
+
     report = build(args.paths, out, settings.model, index_type=args.index_type,
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
-                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
+                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes,
+                   on_usable=usable)
     bar.close()
     if args.json:
         print(safe_json(report.to_dict(), indent=2))

@@ -1,7 +1,9 @@
 """Export a local sentence-transformers model to ONNX once, cached by the model's fingerprint.
 
 The export holds the whole encoder, mean/CLS pooling and L2 normalisation, so running it needs
-only `tokenizers` plus ONNX Runtime or OpenVINO: no torch, no sentence-transformers import. The
+only `tokenizers` plus ONNX Runtime or OpenVINO: no torch, no sentence-transformers import. Its
+second output, the encoder's last token states, lets a build pool a vector for each sentence from
+the paper's own pass (runtimes.ExportedModel.embed_spans). The
 files are build artifacts kept outside the repository (default ``~/.cache/paper-explorer``),
 written to temp names and renamed, with ``meta.json`` last, so a crashed export is never used.
 """
@@ -29,7 +31,9 @@ INT8_FILES = {SIGNED: INT8_FILE, UNSIGNED: "model-int8-u8.onnx"}
 INT8_PRECISIONS = {INT8_FILE: "int8-dynamic", "model-int8-u8.onnx": "int8-dynamic-u8"}
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
-EXPORT_VERSION = 1
+# 2: the graph also outputs TOKEN_STATES; an export of version 1 lacks them and is made anew.
+EXPORT_VERSION = 2
+EMBEDDING, TOKEN_STATES = "embedding", "token_states"  # the graph's outputs, in this order
 LOCK_FILE = ".export.lock"
 _POOLING_MODES = ("mean", "cls")
 _LOCKS: dict[Path, threading.Lock] = {}
@@ -37,9 +41,11 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def export_folder(fingerprint: str, cache_dir: Path | None = None) -> Path:
-    """Where the export of a model lives: CACHE/models/FINGERPRINT, where CACHE is `cache_dir`,
-    else the settings' cache folder (EXPLORER_CACHE, else ~/.cache/paper-explorer)."""
-    return (cache_dir or default_cache_dir()) / "models" / fingerprint
+    """Where the export of a model lives: CACHE/models/FINGERPRINT-vVERSION, where CACHE is
+    `cache_dir`, else the settings' cache folder (EXPLORER_CACHE, else ~/.cache/paper-explorer).
+    The export version is part of the name, so that processes of two versions sharing a cache
+    never rewrite each other's export (version 1 lived in CACHE/models/FINGERPRINT)."""
+    return (cache_dir or default_cache_dir()) / "models" / f"{fingerprint}-v{EXPORT_VERSION}"
 
 
 def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
@@ -119,15 +125,16 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     def write(tmp: Path) -> None:
         with torch.no_grad(), _quiet():
             torch.onnx.export(wrapped, args, os.fspath(tmp), input_names=list(input_names),
-                              output_names=["embedding"], opset_version=17, dynamo=False,
-                              dynamic_axes={**axes, "embedding": {0: "batch"}})
+                              output_names=[EMBEDDING, TOKEN_STATES], opset_version=17,
+                              dynamo=False, dynamic_axes={**axes, EMBEDDING: {0: "batch"},
+                                                          TOKEN_STATES: {0: "batch", 1: "tokens"}})
 
     atomic_write(folder / FP32_FILE, write)
     tokenizer = _backend_tokenizer(model, model_path)
     atomic_write(folder / TOKENIZER_FILE, lambda tmp: tmp.write_text(tokenizer, encoding="utf-8"))
     meta = {
         "version": EXPORT_VERSION, "fingerprint": fingerprint, "source": str(model_path),
-        "inputs": list(input_names), "pad_id": pad_id,
+        "inputs": list(input_names), "pad_id": pad_id, "pooling": wrapped.mode,
         "dimension": int(wrapped.dimension), "max_seq_length": int(model.max_seq_length),
         "files": {name: (folder / name).stat().st_size for name in (FP32_FILE, TOKENIZER_FILE)},
     }
@@ -159,7 +166,8 @@ def _quiet() -> Iterator[None]:
 
 
 def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
-    """The encoder plus pooling and normalisation as one torch module with tensor inputs."""
+    """The encoder plus pooling and normalisation as one torch module with tensor inputs; it
+    returns the unit vectors (batch, d) and the last token states (batch, tokens, d)."""
     import torch
 
     transformer, pooling = model[0], model[1]
@@ -177,6 +185,7 @@ def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
             super().__init__()
             self.encoder = encoder
             self.dimension = encoder.config.hidden_size
+            self.mode = mode
 
         def forward(self, *inputs):
             named = dict(zip(input_names, inputs))
@@ -186,7 +195,7 @@ def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
             else:
                 mask = named["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1), hidden
 
     pad_id = model.tokenizer.pad_token_id
     return Encoder().eval(), input_names, int(pad_id if pad_id is not None else 0)

@@ -293,7 +293,8 @@ class Explorer:
 
     @property
     def has_sentence_vectors(self) -> bool:
-        """True when the index stores sentence vectors (not built with --no-sentences)."""
+        """True when the index stores sentence vectors (not built with --no-sentences, and its
+        build has written them: they come after the index)."""
         return SENTENCE_TABLE in self.artifacts.arrays
 
     def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:

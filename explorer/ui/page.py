@@ -24,9 +24,9 @@ from explorer.ui.trail import PaperLookup
 ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
-ON_DEMAND_NOTE = ("This index has no sentence vectors (built with --no-sentences or by an older "
-                  "version), so only the first {count} results are highlighted. To highlight all: "
-                  "`{command}`")
+ON_DEMAND_NOTE = ("This index has no sentence vectors (yet: a build writes them after the index; or "
+                  "built with --no-sentences or by an older version), so only the first {count} "
+                  "results are highlighted. To highlight all: `{command}`")
 SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
               "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
