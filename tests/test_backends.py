@@ -114,15 +114,27 @@ def test_export_is_cached_by_fingerprint_and_rejected_when_changed(spec, cache):
 
 def test_auto_order_follows_cpu_features():
     assert auto_backends(frozenset())[-1] == TORCH
-    assert ONNX_INT8 not in auto_backends(frozenset({"sse4_2"}))  # neither AVX2 nor VNNI
-    avx2 = auto_backends(frozenset({"avx2", "fma"}))  # the EPYC of benchmarks/README.md
-    assert OPENVINO not in avx2 and avx2.index(ONNX_INT8) < avx2.index(ONNX)
-    vnni = auto_backends(frozenset({"avx2", "avx512f", "avx512_vnni"}))
-    assert OPENVINO not in vnni and vnni.index(ONNX_INT8) < vnni.index(ONNX)
+    for flags in ({"sse4_2"}, {"avx2", "fma"}, {"avx2", "avx512f", "avx512_vnni"},
+                  {"avx2", "avx512_vnni", "amx_bf16", "amx_int8"}):
+        order = auto_backends(frozenset(flags))
+        assert ONNX_INT8 not in order and order[-2:] == [ONNX, TORCH], flags  # int8: opt-in
+        assert (order[0] == OPENVINO) == (importlib.util.find_spec("openvino") is not None
+                                          and bool({"amx_bf16", "avx512_bf16"} & flags))
     if importlib.util.find_spec("openvino") is not None:
         assert auto_backends(frozenset({"avx512_bf16", "avx512_vnni"}))[0] == OPENVINO
-        amx = auto_backends(frozenset({"avx2", "avx512_vnni", "amx_bf16", "amx_int8"}))
-        assert amx[0] == OPENVINO and amx.index(ONNX_INT8) < amx.index(ONNX)
+
+
+def test_the_default_backend_embeds_a_text_alike_alone_and_in_any_batch():
+    """A paper embedded in a build and again as a query, or a question batched with others,
+    gets the same vector: the automatic backend does not depend on a text's batch-mates (int8
+    dynamic quantisation does, which is why it is opt-in)."""
+    embedder = Embedder(resolve_model("default"))
+    text = "We propose a sparse attention method for long scientific documents."
+    mates = ["A much longer abstract about graph neural networks on molecules " * 6, "short"]
+    alone = embedder.embed_documents([text])[0]
+    batched = embedder.embed_documents([*mates, text])[-1]
+    assert float(alone @ batched) > 0.9999, embedder.backend
+    assert float(embedder.embed_query(text) @ embedder.embed_queries([text, *mates])[0]) > 0.9999
 
 
 def test_int8_weights_follow_cpu_features():

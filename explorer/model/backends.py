@@ -47,13 +47,16 @@ def int8_weights(flags: frozenset[str] | None = None) -> str:
 def auto_backends(flags: frozenset[str] | None = None) -> list[str]:
     """Backends worth trying on this CPU, fastest acceptable first; torch always last.
 
-    Native bf16 (AVX-512 bf16, AMX): OpenVINO bf16, practically exact. Then ONNX Runtime's
-    dynamic int8 where the CPU has VNNI or AVX2 (the fastest within the drift budget on both,
-    see int8_weights for the weights), else its fp32."""
+    Native bf16 (AVX-512 bf16, AMX): OpenVINO bf16, practically exact. Then ONNX Runtime fp32.
+    Dynamic int8 (`onnx-int8`, see int8_weights) is never automatic: it quantises activations
+    with one scale per batch, so a text's vector depends on the texts embedded beside it (cosine
+    0.990 between one abstract alone and in a batch on an AVX2 EPYC, 1.000 for fp32): a paper
+    embedded in a build and again as a query, or two questions batched together, would not
+    agree. It stays an explicit choice (benchmarks/README.md has its speed and drift)."""
     flags = cpu_flags() if flags is None else flags
     order = []
     if has_bf16(flags) and importlib.util.find_spec("openvino") is not None:
         order.append(OPENVINO)
     if importlib.util.find_spec("onnxruntime") is not None:
-        order += [ONNX_INT8, ONNX] if has_vnni(flags) or "avx2" in flags else [ONNX]
+        order.append(ONNX)
     return order + [TORCH]
