@@ -20,6 +20,7 @@ from explorer.artifacts.layout import (
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
+    RELATIVES,
     SENTENCE_TABLE,
     SENTENCE_VECTORS,
     TEXT_HASHES,
@@ -33,6 +34,7 @@ from explorer.artifacts.store import (
     verify_files,
     write_artifacts,
 )
+from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
@@ -141,6 +143,9 @@ def _build_locked(inputs: Sequence[str | Path], out: Path, corpus: CorpusReport,
                   QUESTION_QUANTILES: _questions(corpus.papers, vectors, previous, embedder)}
     with watch("map"):
         extras[MAP] = _map(corpus.papers, vectors, previous)
+    with watch("relatives"):
+        arrays.update(_relatives(index, arrays[TEXT_HASHES], previous))
+        extras[RELATIVES] = relatives.settings(index.kind)
     reused_only = previous is not None and not embedder.loaded
     model_info = previous.manifest.model.to_dict() if reused_only else embedder.info
     fields = {**_manifest(inputs, corpus, model_info, spec), **asdict(settings)}
@@ -195,6 +200,17 @@ def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -
     if previous is None:
         return compute_map(papers, vectors)
     return update_map(papers, vectors, previous.text_hashes, previous.extras.get(MAP))
+
+
+def _relatives(index: VectorIndex, hashes: np.ndarray, previous: _Previous | None
+               ) -> dict[str, np.ndarray]:
+    """The close pairs (build/relatives.py), updated from the previous build's when it has them."""
+    if previous is None:
+        return relatives.to_arrays(relatives.compute_relatives(index, hashes))
+    stored, found_with = relatives.from_arrays(previous.arrays, previous.extras,
+                                               len(previous.text_hashes))
+    return relatives.to_arrays(relatives.update_relatives(index, hashes, previous.text_hashes,
+                                                          stored, found_with))
 
 
 def _questions(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None,
@@ -256,8 +272,10 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
     except (ExplorerError, OSError, ValueError):
         return False
-    # An index from before the question-score scale gets it (its vectors are reused).
-    return isinstance(extras, dict) and QUESTION_QUANTILES in extras
+    # An index from before the question-score scale or the close relatives gets them (its
+    # vectors are reused).
+    return (isinstance(extras, dict) and QUESTION_QUANTILES in extras
+            and extras.get(RELATIVES) == relatives.settings(settings.index_type))
 
 
 @dataclass
