@@ -20,7 +20,13 @@ from explorer.errors import IndexInvalidError, ThresholdError
 from explorer.index.dense import EXACT, VectorIndex
 from explorer.index.pairs import Pairs, near_pairs
 from explorer.query.engine import Explorer
-from explorer.query.twins import check_threshold, relatives, sentence_pairs, twins
+from explorer.query.twins import (
+    DEFAULT_THRESHOLD,
+    check_threshold,
+    relatives,
+    sentence_pairs,
+    twins,
+)
 from tests.conftest import SEEDS
 
 EDITED = "edited-copy"
@@ -163,7 +169,7 @@ def test_bad_thresholds_are_refused_with_the_usable_range(seeds_explorer: Explor
         twins(seeds_explorer, bad)
     with pytest.raises(ThresholdError, match="give a number from"):
         relatives(seeds_explorer, seeds_explorer.papers[0].paper_id, bad)
-    assert check_threshold(None) == pytest.approx(0.9, abs=0.1)
+    assert check_threshold(None) == DEFAULT_THRESHOLD
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -175,7 +181,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_cli_lists_pairs_with_their_sentences(capsys, near_copy):
     _, out, facts = near_copy
     code, text, _ = run(capsys, "twins", "--index", str(out))
-    assert code == 0 and text.splitlines()[0].startswith("1 pair of papers at cos >= 0.9")
+    assert code == 0 and text.splitlines()[0].startswith("1 pair of papers at cos >= 0.86")
     assert f"id {EDITED}" in text and f"id {facts['original']}" in text and "~ 1.00" in text
     code, text, _ = run(capsys, "twins", "--index", str(out), "--json", "--threshold", "0.8")
     records = json.loads(text)
