@@ -196,6 +196,21 @@ def markdown(result: dict, counts: dict) -> str:
     return "\n".join(lines)
 
 
+def render(out: Path, judged: Path) -> None:
+    """The table again from a run's JSON and the verdicts now in `judged`, at today's default."""
+    result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    result["shipped_default"] = DEFAULT_THRESHOLD
+    result["recall_at_default_all"] = round(recall(result["twin_cosines"], DEFAULT_THRESHOLD), 3)
+    counts: dict[str, int] = defaultdict(int)
+    for line in judged.read_text(encoding="utf-8").splitlines():
+        if match := _ROW.match(line):
+            counts[match["verdict"]] += 1
+    result["verdicts"] = dict(counts)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out.with_suffix(".md").write_text(markdown(result, counts), encoding="utf-8")
+    print(markdown(result, counts))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path, help="the paperlists-ml folder (corpus.jsonl.gz)")
@@ -204,7 +219,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--top", type=int, default=50)
     parser.add_argument("--out", type=Path, default=Path("studies/results/twins-paperlists"))
     parser.add_argument("--judged", type=Path, default=Path("studies/results/twins-judged.md"))
+    parser.add_argument("--render", action="store_true",
+                        help="only re-read --out's JSON and the verdicts in --judged (no join)")
     args = parser.parse_args(argv)
+    if args.render:
+        render(args.out, args.judged)
+        return
     result, listed = run(args.dataset / "corpus.jsonl.gz", args.index, args.top)
     table, counts = judged_table(listed, args.judged)
     result["verdicts"] = counts
