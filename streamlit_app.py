@@ -21,7 +21,7 @@ from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
-from explorer.ui import drafts, page, public
+from explorer.ui import drafts, page, public, twins
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
 from explorer.ui.map_figure import caption, clicked_paper_id
@@ -170,10 +170,45 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         button("Show on the map", replace(location, page="map"), icon=":material/map:", key="open-map")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
+    relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
+
+
+def relatives_ui(location: Location, shown: Sequence[twins.Shown], key: str) -> None:
+    """A paper's close relatives: each with its cosine, facts and the sentences tying them."""
+    st.markdown(twins.PART)
+    st.caption(twins.PART_NOTE.format(threshold=twins.DEFAULT_THRESHOLD))
+    if not shown:
+        st.caption(twins.NONE.format(threshold=twins.DEFAULT_THRESHOLD))
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"{key}-{number}", papers=(pair.other,))
+
+
+def pair_ui(location: Location, pair: twins.Shown, key: str, papers: Sequence) -> None:
+    with st.container(border=True, key=f"twin-{key}"):
+        st.markdown(twins.score_markdown(pair))
+        for number, paper in enumerate(papers):
+            text, opener = st.columns([6, 1.2], vertical_alignment="center")
+            text.markdown(twins.paper_markdown(paper))
+            with opener:
+                button("Open", replace(location, page="paper", paper_id=paper.paper_id),
+                       key=f"{key}-open-{number}", type="tertiary", icon=":material/article:")
+        st.markdown(twins.sentences_markdown(pair))
+
+
+def twins_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    st.markdown(twins.TITLE)
+    try:
+        shown, intro = twins.corpus_pairs(explorer, location.top_k), twins.intro_markdown(explorer)
+    except ExplorerError:  # an index built before relatives were stored
+        st.warning(twins.missing_markdown(hint))
+        return
+    st.caption(intro)
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"all-{number}", papers=(pair.paper, pair.other))
 
 
 def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -417,7 +452,7 @@ def app_ui(folder: str, model: str | None = None) -> None:
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
     show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,
-            "draft": draft_ui}[location.page]
+            "draft": draft_ui, "twins": twins_ui}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
 
 

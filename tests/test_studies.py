@@ -34,6 +34,7 @@ from studies import (
     small_cache,
     small_corpora,
     title_study,
+    twins_study,
 )
 from tests.paraphrases import PARAPHRASES
 
@@ -334,3 +335,26 @@ def test_missed_pool_builds_from_the_cached_vectors(tiny_acm: Path, tmp_path: Pa
     explorer = Explorer.open(index)
     assert [p.text_hash for p in explorer.papers] == [p.text_hash for p in pool["papers"]]
     assert (explorer.vectors == pool["vectors"]).all()
+
+
+def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):
+    """Two versions of one seed under one title (another venue, a sentence cut) are the known
+    twin; the study finds it with the product's join and writes its tables and verdicts."""
+    from explorer.build.builder import build
+
+    papers = seeds_explorer.papers[:12]
+    rows = [{"doc_id": f"s{n}", "title": f"Seed paper {n}", "abstract": p.abstract,
+             "venue": "iclr", "year": 2020} for n, p in enumerate(papers)]
+    rows.append({**rows[3], "doc_id": "s3b", "venue": "icml",
+                 "abstract": papers[3].abstract.rsplit(".", 2)[0] + "."})
+    folder = tmp_path / "paperlists"
+    folder.mkdir()
+    with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    build([folder / "corpus.jsonl.gz"], tmp_path / "index", "default", sentences=False)
+    out = tmp_path / "results" / "twins"
+    twins_study.main([str(folder), "--index", str(tmp_path / "index"), "--top", "5",
+                      "--out", str(out), "--judged", str(tmp_path / "judged.md")])
+    result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert result["known_twins"] == 1 and result["twin_cosines"][0] > 0.9
+    assert "| 1 | s3 | s3b |" in (tmp_path / "judged.md").read_text(encoding="utf-8")

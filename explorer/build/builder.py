@@ -21,6 +21,7 @@ from explorer.artifacts.layout import (
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
+    RELATIVES,
     TEXT_HASHES,
 )
 from explorer.artifacts.manifest import Manifest
@@ -32,6 +33,7 @@ from explorer.artifacts.store import (
     verify_files,
     write_artifacts,
 )
+from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, update_map
@@ -150,18 +152,7 @@ def _build_locked(  # noqa: PLR0913 - one call site, the stages share these
         vectors, report.embedded = _paper_vectors(
             corpus.papers, previous, embedder, checkpoint,
             by_hash if sentences == POOLED_SENTENCES else None)
-    old = previous.arrays if previous is not None else None
-    with watch("bm25"):
-        arrays = LexicalIndex.from_papers(corpus.papers, old).to_arrays()  # BM25 channel
-    arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in corpus.papers),
-                                        dtype=np.uint8).reshape(len(corpus.papers), 32)
-    with watch("index"):
-        index = VectorIndex.build(vectors, report.index_type)
-    with watch("quantiles"):
-        extras = {PAIR_QUANTILES: pair_quantiles(vectors),
-                  QUESTION_QUANTILES: _questions(corpus.papers, vectors, previous, embedder)}
-    with watch("map"):
-        extras[MAP] = _map(corpus.papers, vectors, previous)
+    index, arrays, extras = _derived(corpus.papers, vectors, previous, embedder, report, watch)
 
     def write(final: bool) -> None:
         reused_only = previous is not None and not embedder.loaded
@@ -185,6 +176,29 @@ def _build_locked(  # noqa: PLR0913 - one call site, the stages share these
     write(final=True)
     checkpoint.clear()
     report.reused = len(corpus.papers) - report.embedded
+
+
+def _derived(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None,
+             embedder: LazyEmbedder, report: BuildReport, watch: Stopwatch
+             ) -> tuple[VectorIndex, dict[str, np.ndarray], dict]:
+    """What the build derives from the papers' vectors, stage by stage: the BM25 channel and
+    text hashes, the vector index, the score quantiles, the map and the close relatives."""
+    old = previous.arrays if previous is not None else None
+    with watch("bm25"):
+        arrays = LexicalIndex.from_papers(papers, old).to_arrays()  # BM25 channel
+    arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in papers),
+                                        dtype=np.uint8).reshape(len(papers), 32)
+    with watch("index"):
+        index = VectorIndex.build(vectors, report.index_type)
+    with watch("quantiles"):
+        extras = {PAIR_QUANTILES: pair_quantiles(vectors),
+                  QUESTION_QUANTILES: _questions(papers, vectors, previous, embedder)}
+    with watch("map"):
+        extras[MAP] = _map(papers, vectors, previous)
+    with watch("relatives"):
+        arrays.update(_relatives(index, arrays[TEXT_HASHES], previous))
+        extras[RELATIVES] = relatives.settings(index.kind)
+    return index, arrays, extras
 
 
 def _paper_vectors(papers: list[Paper], previous: _Previous | None, embedder: LazyEmbedder,
@@ -221,6 +235,17 @@ def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -
     if previous is None:
         return compute_map(papers, vectors)
     return update_map(papers, vectors, previous.text_hashes, previous.extras.get(MAP))
+
+
+def _relatives(index: VectorIndex, hashes: np.ndarray, previous: _Previous | None
+               ) -> dict[str, np.ndarray]:
+    """The close pairs (build/relatives.py), updated from the previous build's when it has them."""
+    if previous is None:
+        return relatives.to_arrays(relatives.compute_relatives(index, hashes))
+    stored, found_with = relatives.from_arrays(previous.arrays, previous.extras,
+                                               len(previous.text_hashes))
+    return relatives.to_arrays(relatives.update_relatives(index, hashes, previous.text_hashes,
+                                                          stored, found_with))
 
 
 def _questions(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None,
@@ -282,8 +307,10 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
     except (ExplorerError, OSError, ValueError):
         return False
-    # An index from before the question-score scale gets it (its vectors are reused).
-    return isinstance(extras, dict) and QUESTION_QUANTILES in extras
+    # An index from before the question-score scale or the close relatives gets them (its
+    # vectors are reused).
+    return (isinstance(extras, dict) and QUESTION_QUANTILES in extras
+            and extras.get(RELATIVES) == relatives.settings(settings.index_type))
 
 
 @dataclass

@@ -15,6 +15,7 @@ from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.cli.twins import add_twins
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.index.dense import INDEX_TYPES
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_ask(commands, name, target, help_text)
     _add_recommend(commands)
     add_missed(commands)
+    add_twins(commands)
     add_eval(commands)
     _add_info(commands)
     add_model(commands)
