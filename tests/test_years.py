@@ -206,6 +206,10 @@ def test_the_app_draws_the_chart_and_hides_it_without_years(years_index, seeds_i
     app = ask(run_app(years_index, monkeypatch), QUESTIONS[0])
     assert len(app.get("plotly_chart")) == 1
     assert any(c.value.startswith("Years of the top 200 papers") for c in app.caption)
+    paper_id = Explorer.open(years_index).search(QUESTIONS[0], 1)[0].paper_id
+    for params in ({"paper": paper_id}, {"view": "marked", "like": paper_id}):
+        other = run_app(years_index, monkeypatch, params)
+        assert len(other.get("plotly_chart")) == 1, params  # the neighbourhood's, the marked's
     seeds = ask(run_app(seeds_index, monkeypatch), "which sequence models track groups?")
     assert not seeds.get("plotly_chart") and not seeds.exception
     assert not any(c.value.startswith("Years of the") for c in seeds.caption)

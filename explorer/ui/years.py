@@ -16,6 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from explorer.query.engine import Explorer
 from explorer.query.years import (
     Growth,
     YearSpread,
@@ -50,7 +51,7 @@ class YearView:
         return self.year_min is not None or self.year_max is not None
 
 
-def year_view(explorer: Any, location: Location, verb: str, *subject: Any) -> YearView | None:
+def year_view(explorer: Explorer, location: Location, verb: str, *subject: Any) -> YearView | None:
     """The chart of `verb`'s ranking of `subject` at `location` (results.ranked's arguments);
     None when no paper of it has a year (e.g. the seeds): then no chart is drawn."""
     lifted = replace(location, year_min=None, year_max=None)
