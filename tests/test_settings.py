@@ -15,7 +15,7 @@ import explorer.model.distributed
 from explorer.cli.main import main
 from explorer.errors import ExplorerError
 from explorer.model.embedder import resolve_model
-from explorer.model.export import META_FILE
+from explorer.model.export import META_FILE, export_folder
 from explorer.settings import DEFAULT_BATCH_SIZE, DEFAULT_MODEL, Settings, thread_limit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +170,7 @@ def moved_model_index(tmp_path_factory) -> dict:
 def test_build_batch_size_and_cache_reach_the_model(moved_model_index: dict):
     assert moved_model_index["batches"] == [DEFAULT_BATCH_SIZE, 4]
     assert moved_model_index["backend"] != "torch"  # onnxruntime is a dependency: exported
-    export = moved_model_index["cache"] / "models" / moved_model_index["fingerprint"]
+    export = export_folder(moved_model_index["fingerprint"], moved_model_index["cache"])
     assert (export / META_FILE).is_file()
 
 
