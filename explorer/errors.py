@@ -31,3 +31,7 @@ class CollectionError(ExplorerError):
 
 class DraftError(ExplorerError):
     """A draft given to "what did I miss" is empty, too long, or not text."""
+
+
+class UnknownTopicError(ExplorerError):
+    """A topic id is not in the index."""
