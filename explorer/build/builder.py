@@ -256,8 +256,10 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
     except (ExplorerError, OSError, ValueError):
         return False
-    # An index from before the question-score scale gets it (its vectors are reused).
-    return isinstance(extras, dict) and QUESTION_QUANTILES in extras
+    # An index from before the question-score scale or the two levels of topics gets them (its
+    # vectors are reused; its map keeps its layout).
+    return (isinstance(extras, dict) and QUESTION_QUANTILES in extras
+            and isinstance(extras.get(MAP), dict) and "areas" in extras[MAP])
 
 
 @dataclass

@@ -15,6 +15,7 @@ from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.cli.topics import add_topics
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.index.dense import INDEX_TYPES
@@ -65,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_info(commands)
     add_model(commands)
     add_collection(commands)
+    add_topics(commands)
     return parser
 
 

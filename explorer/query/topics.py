@@ -66,6 +66,7 @@ class TopicTable:
         self._topics: dict[str, Topic] = {}
         self._rows: dict[str, np.ndarray] = {}
         self.paper_topic: list[str | None] = [None] * len(papers)
+        self._closeness = np.zeros(len(papers))
         if corpus_map:
             self._read(corpus_map)
 
@@ -97,6 +98,25 @@ class TopicTable:
         rows = self.rows(topic_id)
         return [self._papers[row] for row in (rows if top_k is None else rows[:top_k])]
 
+    def closeness(self, paper_row: int) -> float:
+        """The cosine of the paper in `paper_row` to its topic's centre (0.0 in an index built
+        before it was stored)."""
+        return float(self._closeness[paper_row])
+
+    def report(self, topic_id: str, top_k: int = 20) -> dict[str, Any]:
+        """What the topic page and `explorer topic --json` show: the topic, its years (and
+        the growth line), its parent's and neighbours' names, its `top_k` most central papers."""
+        topic = self.topic(topic_id)
+        spread = self.spread(topic.topic_id)
+        related = [t for t in (topic.parent, *topic.neighbours, *topic.children) if t]
+        papers = [{"rank": rank, "paper_id": self._papers[row].paper_id,
+                   "title": self._papers[row].title, "year": self._papers[row].year,
+                   "venue": self._papers[row].venue, "closeness": round(self.closeness(row), 4)}
+                  for rank, row in enumerate(self.rows(topic.topic_id)[:top_k], start=1)]
+        return {**topic.to_dict(), "growth": growth_line(spread),
+                "years": {str(year): n for year, n in (spread.counts or {}).items()},
+                "names": {t: self._topics[t].name for t in related}, "papers": papers}
+
     def spread(self, topic_id: str) -> Spread:
         """The years of the topic's papers."""
         rows = self.rows(topic_id)
@@ -112,6 +132,7 @@ class TopicTable:
     def _read(self, corpus_map: Mapping[str, Any]) -> None:
         labels = np.asarray(corpus_map["topic"], dtype=np.int64)
         close = np.asarray(corpus_map.get("closeness") or np.zeros(len(labels)), dtype=np.float64)
+        self._closeness = close
         fine = {int(t["id"]): t for t in corpus_map["topics"]}
         areas = corpus_map.get("areas") or []
         key = _keys(fine, areas)
