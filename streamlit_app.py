@@ -366,7 +366,7 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     for label, related in shown.related.items():
         with st.container(horizontal=True, vertical_alignment="center"):
             if related:
-                st.caption(label.capitalize() + ":")
+                st.caption(label.capitalize() + ":", width="content")
             for other in related:
                 button(topics.name_markdown(other, 40), replace(location, topic=other.topic_id),
                        key=f"topic-{label}-{other.topic_id}", type="tertiary")
@@ -381,10 +381,14 @@ def topics_list_ui(location: Location, table, hint: str) -> None:
     st.markdown("### Topics")
     st.caption(topics.LIST_INTRO if table.has_areas else topics.ONE_LEVEL.format(command=hint))
     for topic in table.topics():
-        nested = topic.parent is not None
-        button(("\u2003" if nested else "") + topics.name_markdown(topic) + f" ({topic.size:,})",
-               replace(location, topic=topic.topic_id), key=f"topics-{topic.topic_id}",
-               type="tertiary" if nested else "secondary")
+        if topic.parent is not None:
+            continue
+        button(topics.size_label(topic), replace(location, topic=topic.topic_id),
+               key=f"topics-{topic.topic_id}", type="secondary")
+        with st.container(horizontal=True, gap="small"):
+            for child in map(table.topic, topic.children):
+                button(topics.size_label(child), replace(location, topic=child.topic_id),
+                       key=f"topics-{child.topic_id}", type="tertiary")
 
 
 # -- frame: sidebar, trail, main --------------------------------------------------------------------

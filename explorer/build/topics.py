@@ -43,9 +43,10 @@ PROSE = frozenset("set number setting solution consider given dataset network fe
                   "value case time type form order instance label input output point "
                   "quality number term level rate step loss cost goal need objective prove "
                   "million recent advance significant substantial consistent comparable "
-                  "improvement face demonstrating yield".split())
+                  "improvement face demonstrating yield overall affect effect".split())
 MIN_SHARE = 0.03  # of a topic's papers, at least, use each of its key phrases
 LONGER = 0.3  # bonus of each word past the first
+WEAKEST = 0.2  # a key phrase weighs at least this share of its topic's best one
 
 
 def area_count(topics: int) -> int:
@@ -121,7 +122,7 @@ def phrases(text: str) -> set[str]:
                 if (end > start and word in ENGLISH and word not in _JOINING) or (
                         word in _VERB_FORMS or word in PROSE):
                     break
-                if word in _ENDS or (end == start and word in GENERIC):
+                if word in _ENDS or (end == start and (word in GENERIC or word.endswith("ly"))):
                     continue
                 found.add(" ".join(_stem(w) for w in words[start:end + 1]))
     return found
@@ -151,7 +152,9 @@ def key_phrases(docs: Sequence[str], labels: np.ndarray, ids: Sequence[int],
                    for phrase, n in counts.items()
                    if n >= least and phrase not in PROSE
                    and (allowed is None or phrase in allowed[topic])}
-        chosen[topic] = _distinct(sorted(weights, key=lambda p: (-weights[p], p)), top)
+        ranked = sorted(weights, key=lambda p: (-weights[p], p))
+        kept = [p for p in ranked if weights[p] >= WEAKEST * weights[ranked[0]]]
+        chosen[topic] = _distinct(kept, top)
     return chosen
 
 

@@ -38,6 +38,7 @@ def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row:
     scatter = go.Scattergl if len(shown) > WEBGL_ABOVE else go.Scatter
     figure = go.Figure()
     areas = {int(a["id"]): a for a in corpus_map.get("areas") or ()}
+    place = {int(t): n for a in areas.values() for n, t in enumerate(a["topics"])}
     for number, info in enumerate(corpus_map["topics"]):
         rows = shown[topic[shown] == info["id"]]
         area = areas.get(int(info.get("area", -1)))
@@ -49,7 +50,8 @@ def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row:
             hovertext=_titles(papers, rows), hoverinfo="text",
             name=html.escape(plain(info["label"], 40)), **group,
             marker={"size": 7 if len(shown) < 2000 else 4, "opacity": 0.75,
-                    "color": PALETTE[(number if area is None else area["id"]) % len(PALETTE)]}))
+                    "color": PALETTE[number % len(PALETTE)] if area is None else _shade(
+                        PALETTE[area["id"] % len(PALETTE)], place.get(int(info["id"]), 0))}))
     _add_focus(figure, papers, x, y, open_row, neighbour_rows)
     if labels is None:
         _add_topic_labels(figure, corpus_map, x, y, topic)
@@ -65,6 +67,16 @@ def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row:
         xaxis={"visible": False}, yaxis={"visible": False}, hovermode="closest",
         clickmode="event+select")
     return figure
+
+
+def _shade(color: str, number: int) -> str:
+    """The `number`-th shade of an area's `color` ("#rrggbb"): its topics told apart within
+    the area's hue, alternately lighter and darker."""
+    steps = (0.0, 0.35, -0.3, 0.6, -0.5, 0.2, -0.15, 0.75)
+    step = steps[number % len(steps)]
+    target = 255 if step > 0 else 0
+    channels = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (target - c) * abs(step)):02x}" for c in channels)
 
 
 def caption(open_paper: bool, count: int) -> str:

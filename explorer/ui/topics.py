@@ -37,6 +37,11 @@ def name_markdown(topic: Topic, chars: int = NAME_CHARS) -> str:
     return escape_markdown(plain(topic.name, chars))
 
 
+def size_label(topic: Topic) -> str:
+    """A button's Markdown: the topic's name and its size."""
+    return f"{name_markdown(topic)} ({topic.size:,})"
+
+
 def option_label(table: TopicTable, topic_id: str | None) -> str:
     """The zoom box's text for `topic_id` (None: the whole map); plain text, not Markdown."""
     if topic_id is None:
