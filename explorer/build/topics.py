@@ -23,7 +23,6 @@ from explorer.corpus.words import ENGLISH, STOP_WORDS
 KEY_PHRASES = 8  # key phrases kept per topic (the first is its name)
 NEIGHBOURS = 4  # neighbouring topics kept per topic, by the cosine of their centres
 MAX_NAME_WORDS = 3
-SEED = 0
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 _JOINING = frozenset({"of"})  # inside a phrase ("theory of mind"), never at its ends
 # Head nouns of field names that the stop lists hold: a phrase may end on them.
@@ -41,9 +40,11 @@ _SEGMENTS = re.compile(r"[.,;:!?()\[\]{}\"\u201c\u201d]|\s[-\u2013\u2014]\s")
 PROSE = frozenset("set number setting solution consider given dataset network feature "
                   "information representation training structure space sample function "
                   "value case time type form order instance label input output point "
-                  "quality number term level rate step loss cost goal need objective prove "
-                  "million recent advance significant substantial consistent comparable "
-                  "improvement face demonstrating yield overall affect effect".split())
+                  "quality term level rate step loss cost goal need objective".split())
+# Words of abstracts' prose that no phrase holds ("recent advances", "significant gains").
+BREAKS = frozenset("prove million recent advance advances significant substantial consistent "
+                   "comparable improvement face demonstrating yield overall affect effect "
+                   "follow follows".split())
 MIN_SHARE = 0.03  # of a topic's papers, at least, use each of its key phrases
 LONGER = 0.3  # bonus of each word past the first
 WEAKEST = 0.2  # a key phrase weighs at least this share of its topic's best one
@@ -58,18 +59,17 @@ def area_count(topics: int) -> int:
 
 def group_topics(vectors: np.ndarray, labels: np.ndarray, ids: Sequence[int],
                  areas: int | None = None) -> dict[int, int]:
-    """Fine topic id -> area number (0..areas-1): k-means of the topics' unit centres
-    (`vectors` (n, d), `labels` (n,)), each weighted by its size, so an area is a k-means
-    cluster of the papers at the coarser level and holds whole topics."""
-    from sklearn.cluster import KMeans
+    """Fine topic id -> area number (0..areas-1): Ward's linkage of the topics' unit centres
+    (`vectors` (n, d), `labels` (n,)), so each area holds whole topics. On paperlists-ml's IJCAI
+    and AAAI papers it matched their primary_area better than k-means of the centres at every
+    count from 6 areas up (AMI 0.117 vs 0.105 at 6; studies/DECISIONS.md item 13)."""
+    from sklearn.cluster import AgglomerativeClustering
 
     areas = area_count(len(ids)) if areas is None else areas
     if areas <= 1:
         return {int(topic): 0 for topic in ids}
     centres = topic_centres(vectors, labels, ids)
-    sizes = np.array([(labels == topic).sum() for topic in ids], dtype=np.float64)
-    kmeans = KMeans(n_clusters=areas, n_init=8, random_state=SEED)
-    grouped = kmeans.fit_predict(centres, sample_weight=np.maximum(sizes, 1))
+    grouped = AgglomerativeClustering(n_clusters=areas, linkage="ward").fit_predict(centres)
     order = {old: new for new, old in enumerate(dict.fromkeys(int(g) for g in grouped))}
     return {int(topic): order[int(g)] for topic, g in zip(ids, grouped)}
 
@@ -120,7 +120,7 @@ def phrases(text: str) -> set[str]:
             for end in range(start, min(start + MAX_NAME_WORDS, len(words))):
                 word = words[end]
                 if (end > start and word in ENGLISH and word not in _JOINING) or (
-                        word in _VERB_FORMS or word in PROSE):
+                        word in _VERB_FORMS or word in BREAKS):
                     break
                 if word in _ENDS or (end == start and (word in GENERIC or word.endswith("ly"))):
                     continue
@@ -128,21 +128,22 @@ def phrases(text: str) -> set[str]:
     return found
 
 
-def key_phrases(docs: Sequence[str], labels: np.ndarray, ids: Sequence[int],
+def key_phrases(found: Sequence[set[str]], labels: np.ndarray, ids: Sequence[int],
                 top: int = KEY_PHRASES,
                 allowed: dict[int, set[str]] | None = None) -> dict[int, list[str]]:
-    """Topic id -> its `top` key phrases (as phrases() keys), best first; a phrase inside a
-    better one, or holding it, is left out. c-TF-IDF: the share of the topic's papers using the
-    phrase times log(1 + papers per topic / papers using it anywhere), longer phrases a little
-    ahead; a phrase fewer than MIN_SHARE of the topic's papers use is no key phrase."""
+    """Topic id -> its `top` key phrases (as phrases() keys), best first, given the phrases()
+    of each paper (`found`) and its topic (`labels`); `allowed` restricts each topic's
+    candidates. A phrase inside a better one, or holding it, is left out. c-TF-IDF: the share
+    of the topic's papers using the phrase times log(1 + papers per topic / papers using it
+    anywhere), longer phrases a little ahead; a phrase fewer than MIN_SHARE of the topic's
+    papers use, or weighing under WEAKEST of its best, is no key phrase."""
     per_topic = {int(topic): Counter() for topic in ids}
     overall: Counter = Counter()
-    for doc, label in zip(docs, labels):
-        found = phrases(doc)
-        per_topic[int(label)].update(found)
-        overall.update(found)
+    for used, label in zip(found, labels):
+        per_topic[int(label)].update(used)
+        overall.update(used)
     sizes = Counter(int(label) for label in labels)
-    mean = len(docs) / max(len(ids), 1)
+    mean = len(found) / max(len(ids), 1)
     chosen = {}
     for topic, counts in per_topic.items():
         size = max(sizes[topic], 1)
@@ -227,11 +228,12 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
     ids = sorted(set(int(label) for label in labels))
     area_of = group_topics(vectors, labels, ids)
     docs = [paper_text(papers[row]) for row in counted]
-    fine = key_phrases(docs, labels[counted], ids)
+    found = [phrases(doc) for doc in docs]
+    fine = key_phrases(found, labels[counted], ids)
     area_labels = np.array([area_of[int(label)] for label in labels[counted]])
     area_ids = sorted(set(area_of.values()))
     allowed = {a: {p for t in ids if area_of[t] == a for p in fine[t]} for a in area_ids}
-    broad = key_phrases(docs, area_labels, area_ids, allowed=allowed)
+    broad = key_phrases(found, area_labels, area_ids, allowed=allowed)
     members = {t: [docs[i] for i in np.flatnonzero(labels[counted] == t)[:300]] for t in ids}
     area_docs = {a: [d for t in ids if area_of[t] == a for d in members[t][:60]] for a in area_ids}
     areas = [{"id": a, "label": _area_name(broad[a], area_docs[a]) or f"area {a + 1}",
