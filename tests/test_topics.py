@@ -274,3 +274,24 @@ def test_many_threads_get_the_answers_one_gets(seeds_index: Path):
                             json.dumps(alone.topic_table.report(chosen.topic_id, 5)))
     assert answers == expected
     assert dataclasses.is_dataclass(alone.topics()[0])
+
+
+def test_the_app_shows_the_library_topic_and_an_unknown_one_as_the_list(seeds_index: Path,
+                                                                       seeds_explorer: Explorer,
+                                                                       monkeypatch):
+    from tests.test_app import card_ids, click, run_app
+
+    fine = seeds_explorer.topics(TOPIC)[1]
+    app = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": fine.topic_id})
+    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.topic_id, 20)]
+    assert any(fine.name in m.value for m in app.markdown)
+    assert any(seeds_explorer.topic_table.report(fine.topic_id)["growth"] in c.value
+               for c in app.caption)
+    click(app, f"topic-in-{fine.parent}")
+    assert app.query_params["topic"] == fine.parent
+    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.parent, 20)]
+    listing = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": "77.7"})
+    keys = {b.key for b in listing.button if b.key and b.key.startswith("topics-")}
+    assert keys == {f"topics-{t.topic_id}" for t in seeds_explorer.topics()}
+    zoomed = run_app(seeds_index, monkeypatch, {"view": "map", "topic": fine.parent})
+    assert zoomed.selectbox(key=f"zoom-{fine.parent}").value == fine.parent
