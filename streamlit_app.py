@@ -168,6 +168,10 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     with st.container(horizontal=True):
         mark_buttons_ui(location, paper.paper_id, "open")
         button("Show on the map", replace(location, page="map"), icon=":material/map:", key="open-map")
+        for topic in topics.paper_topics(explorer, paper.paper_id):
+            button(topics.name_markdown(topic, 40), replace(location, page="topic",
+                                                            topic=topic.topic_id),
+                   icon=":material/category:", key=f"open-topic-{topic.topic_id}")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
     hits = ranked(explorer, location, "similar", paper.paper_id)

@@ -295,3 +295,14 @@ def test_the_app_shows_the_library_topic_and_an_unknown_one_as_the_list(seeds_in
     assert keys == {f"topics-{t.topic_id}" for t in seeds_explorer.topics()}
     zoomed = run_app(seeds_index, monkeypatch, {"view": "map", "topic": fine.parent})
     assert zoomed.selectbox(key=f"zoom-{fine.parent}").value == fine.parent
+
+
+def test_a_paper_page_links_its_topic(seeds_index: Path, seeds_explorer: Explorer, monkeypatch):
+    from tests.test_app import card_ids, click, run_app
+
+    paper = seeds_explorer.papers[5]
+    topic_id = seeds_explorer.topic_table.paper_topic[5]
+    app = run_app(seeds_index, monkeypatch, {"paper": paper.paper_id})
+    click(app, f"open-topic-{topic_id}")
+    assert app.query_params["view"] == "topic" and app.query_params["topic"] == topic_id
+    assert card_ids(app, "t")[:3] == [p.paper_id for p in seeds_explorer.topic_papers(topic_id, 3)]

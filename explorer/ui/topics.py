@@ -61,6 +61,12 @@ def known_topic(table: TopicTable, topic_id: str | None) -> str | None:
         return None
 
 
+def paper_topics(explorer: Explorer, paper_id: str) -> list[Topic]:
+    """The finer topic of a paper, or none (an index without topics)."""
+    topic_id = explorer.topic_table.paper_topic[explorer.row(paper_id)]
+    return [] if topic_id is None else [explorer.topic(topic_id)]
+
+
 def zoom_choices(table: TopicTable) -> list[str | None]:
     """The zoom box's choices: the whole map, then each area followed by its finer topics."""
     return [None, *(topic.topic_id for topic in table.topics())]
