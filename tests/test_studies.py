@@ -335,8 +335,9 @@ def test_topic_study_scores_every_method_against_area_and_venue(seeds_index: Pat
         handle.writelines(json.dumps(r) + "\n" for r in rows)
     report = topic_study.main([str(dataset), "--index", str(seeds_index), "--mixed", "50",
                                "--out", str(tmp_path / "topics")])
-    assert report["labelled"] == 35 and report["mixed"] == 50 and report["areas folded"] == 2
-    assert report["areas raw"] == 4 and report["venues"] == 2
+    written = {r["primary_area"] for r in rows if r["primary_area"]}
+    assert report["labelled"] == 35 and report["mixed"] == 50 and report["venues"] == 2
+    assert report["areas raw"] == len(written) > report["areas folded"] == len(table.topics("area"))
     for part, labels in (("primary_area", ("area", "area folded")), ("venue", ("venue",))):
         rows = report[part]
         assert {"today k-means (fine)", "k-means at the area count", "hdbscan"} <= set(rows)
