@@ -21,7 +21,7 @@ from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
-from explorer.ui import drafts, page, public, topics
+from explorer.ui import drafts, page, public, topics, twins, years
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
 from explorer.ui.map_figure import caption, clicked_paper_id
@@ -79,7 +79,36 @@ def on_map_click(key: str) -> None:
         go(replace(st.session_state.location, page="paper", paper_id=paper_id))
 
 
+def on_year(facets: dict, value: tuple[int, int] | None) -> None:
+    """Show the years of the slider's `value` (a click on the years chart, "All years")."""
+    if value is not None:
+        st.session_state.years = value
+        go(years.located(st.session_state.location, facets, value))
+
+
+def on_year_click(key: str, view: years.YearView, facets: dict) -> None:
+    on_year(facets, years.picked(st.session_state[key].selection.points, view, facets))
+
+
 # -- building blocks --------------------------------------------------------------------------------
+def years_ui(explorer: Explorer, location: Location, verb: str, *subject) -> None:
+    """The years chart of a ranking (none when its papers have no years); a click on a bar
+    shows that year only, through the sidebar's year slider."""
+    view = years.year_view(explorer, location, verb, *subject)
+    if view is None:
+        return
+    facets, key = public.public_facets(explorer), f"years-{st.session_state.get('map_version', 0)}"
+    with st.container(key="years-chart"):
+        st.plotly_chart(years.chart(view.years, view.year_min, view.year_max), key=key,
+                        selection_mode="points", config=years.CONFIG,
+                        on_select=lambda: on_year_click(key, view, facets))
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.caption(years.caption(view))
+            if view.filtered:
+                st.button("All years", key="years-all", icon=":material/close:", type="tertiary",
+                          on_click=on_year, args=(facets, years.slider_value(facets, None)))
+
+
 def mark_buttons_ui(location: Location, paper_id: str, key: str) -> None:
     """Toggles: 'more like this' / 'less like this' (a second click unmarks)."""
     for liked, label, icon in ((True, "More like this", "thumb_up"),
@@ -141,6 +170,7 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     for note in (page.query_note(location.query), explorer.query_note(location.query)):
         if note:
             st.info(note, icon=":material/info:")
+    years_ui(explorer, location, "search", location.query)
     hits = ranked(explorer, location, "search", location.query)
     if not hits:
         st.warning(page.NO_MATCH)
@@ -174,10 +204,46 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
                    icon=":material/category:", key=f"open-topic-{topic.topic_id}")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
+    relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
+    years_ui(explorer, location, "similar", paper.paper_id)
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
+
+
+def relatives_ui(location: Location, shown: Sequence[twins.Shown], key: str) -> None:
+    """A paper's close relatives: each with its cosine, facts and the sentences tying them."""
+    st.markdown(twins.PART)
+    st.caption(twins.PART_NOTE.format(threshold=twins.DEFAULT_THRESHOLD))
+    if not shown:
+        st.caption(twins.NONE.format(threshold=twins.DEFAULT_THRESHOLD))
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"{key}-{number}", papers=(pair.other,))
+
+
+def pair_ui(location: Location, pair: twins.Shown, key: str, papers: Sequence) -> None:
+    with st.container(border=True, key=f"twin-{key}"):
+        st.markdown(twins.score_markdown(pair))
+        for number, paper in enumerate(papers):
+            text, opener = st.columns([6, 1.2], vertical_alignment="center")
+            text.markdown(twins.paper_markdown(paper))
+            with opener:
+                button("Open", replace(location, page="paper", paper_id=paper.paper_id),
+                       key=f"{key}-open-{number}", type="tertiary", icon=":material/article:")
+        st.markdown(twins.sentences_markdown(pair))
+
+
+def twins_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    st.markdown(twins.TITLE)
+    try:
+        shown, intro = twins.corpus_pairs(explorer, location.top_k), twins.intro_markdown(explorer)
+    except ExplorerError:  # an index built before relatives were stored
+        st.warning(twins.missing_markdown(hint))
+        return
+    st.caption(intro)
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"all-{number}", papers=(pair.paper, pair.other))
 
 
 def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -204,6 +270,7 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
         hits = ranked(explorer, location, "recommend", location.like, location.unlike, location.steer)
         st.markdown("#### Recommended from the marked set")
+        years_ui(explorer, location, "recommend", location.like, location.unlike, location.steer)
         downloads_ui(hits, root, "recommendations", "recs")
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
@@ -470,7 +537,7 @@ def app_ui(folder: str, model: str | None = None) -> None:
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
     show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,
-            "draft": draft_ui, "topic": topic_ui}[location.page]
+            "draft": draft_ui, "topic": topic_ui, "twins": twins_ui}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
 
 

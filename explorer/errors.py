@@ -35,3 +35,7 @@ class DraftError(ExplorerError):
 
 class UnknownTopicError(ExplorerError):
     """A topic id is not in the index."""
+
+
+class ThresholdError(ExplorerError):
+    """A similarity threshold (or count) that this index cannot answer for."""

@@ -20,6 +20,7 @@ from explorer.query.engine import Explorer
 from studies import (
     badge_check,
     explain_cost,
+    explain_options,
     feedback_eval,
     fusion_full,
     fusion_study,
@@ -34,6 +35,7 @@ from studies import (
     small_corpora,
     title_study,
     topic_study,
+    twins_study,
 )
 from tests.paraphrases import PARAPHRASES
 
@@ -189,6 +191,25 @@ def test_explain_cost_stored_vectors_beat_embedding(index_copy: Path):
     results = explain_cost.main(["--index", str(index_copy), "--queries", "1", "--top-k", "2"])
     (match_ms, pair_ms), (base_match, base_pair) = results.values()
     assert 0 < match_ms < base_match and 0 < pair_ms < base_pair
+
+
+def test_explain_options(seeds_index: Path, tmp_path: Path):
+    out = tmp_path / "options"
+    results = explain_options.main([
+        "--seeds-index", str(seeds_index), "--sample", "0", "--rounds", "1", "--questions", "1",
+        "--cost-papers", "6", "--work", str(tmp_path), "--out", str(out)])
+    (search, same, _), (pairs, same_pairs, _) = results["quality"][
+        "seeds | (b) on demand, fp32"].values()
+    assert search >= len(PARAPHRASES) and pairs >= 71
+    assert same >= 0.95 * search and same_pairs >= 0.95 * pairs  # today's vectors, in fp32
+    cost = results["per_hit"]
+    assert cost["search hit, stored vectors"][0] < cost["search hit, on demand (b)"][0]
+    assert set(results["build"]) == {"papers alone", "sentences alone (today's second pass)",
+                                     "papers + pooled sentences (a)"}
+    text = out.with_suffix(".md").read_text()
+    assert "| seeds | (a) pooled |" in text and "## The 256-token window" in text
+    assert out.with_name("options-cases.md").read_text().count("today:") == len(
+        results["differing"])
 
 
 def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
@@ -348,3 +369,26 @@ def test_topic_study_scores_every_method_against_area_and_venue(seeds_index: Pat
                 assert -1 <= row[label]["ami"] <= 1 and 0 < row[label]["purity"] <= 1
     assert report["names"] and all(area["topics"] for area in report["names"])
     assert "## primary_area" in (tmp_path / "topics.md").read_text(encoding="utf-8")
+
+
+def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):
+    """Two versions of one seed under one title (another venue, a sentence cut) are the known
+    twin; the study finds it with the product's join and writes its tables and verdicts."""
+    from explorer.build.builder import build
+
+    papers = seeds_explorer.papers[:12]
+    rows = [{"doc_id": f"s{n}", "title": f"Seed paper {n}", "abstract": p.abstract,
+             "venue": "iclr", "year": 2020} for n, p in enumerate(papers)]
+    rows.append({**rows[3], "doc_id": "s3b", "venue": "icml",
+                 "abstract": papers[3].abstract.rsplit(".", 2)[0] + "."})
+    folder = tmp_path / "paperlists"
+    folder.mkdir()
+    with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    build([folder / "corpus.jsonl.gz"], tmp_path / "index", "default", sentences=False)
+    out = tmp_path / "results" / "twins"
+    twins_study.main([str(folder), "--index", str(tmp_path / "index"), "--top", "5",
+                      "--out", str(out), "--judged", str(tmp_path / "judged.md")])
+    result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert result["known_twins"] == 1 and result["twin_cosines"][0] > 0.9
+    assert "| 1 | s3 | s3b |" in (tmp_path / "judged.md").read_text(encoding="utf-8")

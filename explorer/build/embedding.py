@@ -45,6 +45,29 @@ class LazyEmbedder:
 
         return self._get().embed_documents(texts, progress=step)
 
+    def embed_with_spans(self, phase: str, texts: list[str], spans: list[list[tuple[int, int]]],
+                         done: int = 0, total: int | None = None
+                         ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`embed`, plus per text the unit vectors (k, d) of its character `spans` (pooled from
+        the same pass: Embedder.embed_documents_with_spans; an engine without it, Ray, embeds
+        the spans as texts of their own)."""
+        total = len(texts) if total is None else total
+
+        def step(count: int) -> None:
+            nonlocal done
+            done += count
+            if self.progress:
+                self.progress(phase, done, total)
+
+        embedder = self._get()
+        if hasattr(embedder, "embed_documents_with_spans"):
+            return embedder.embed_documents_with_spans(texts, spans, progress=step)
+        vectors = embedder.embed_documents(texts, progress=step)
+        pieces = [text[s:e] for text, text_spans in zip(texts, spans) for s, e in text_spans]
+        flat = embedder.embed_documents(pieces)
+        bounds = np.cumsum([0] + [len(text_spans) for text_spans in spans])
+        return vectors, [flat[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
+
     def embed_questions(self, texts: list[str]) -> np.ndarray:
         """Embed `texts` as questions are embedded (Embedder.embed_queries) -> float32 (n, d)."""
         return self._get().embed_queries(texts)

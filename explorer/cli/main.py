@@ -16,6 +16,9 @@ from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.cli.topics import add_topics
+from explorer.cli.twins import add_twins
+from explorer.cli.years import add_by_year, year_lines, years_record
+from explorer.cli.years import ranked as ranked_by_year
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.index.dense import INDEX_TYPES
@@ -62,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
         _add_ask(commands, name, target, help_text)
     _add_recommend(commands)
     add_missed(commands)
+    add_twins(commands)
     add_eval(commands)
     _add_info(commands)
     add_model(commands)
@@ -138,6 +142,7 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--year-max", type=year)
     command.add_argument("--diverse", action="store_true",
                          help="re-rank for variety (MMR) so near-copies do not fill the list")
+    add_by_year(command)
 
 
 def _build(args, settings: Settings, parser) -> int:
@@ -145,9 +150,17 @@ def _build(args, settings: Settings, parser) -> int:
 
     bar = Bar()
     out = args.out or settings.index_dir
+
+    def usable(seconds: float) -> None:
+        bar.close()
+        print(f"explorer: {out} is searchable now ({seconds:.1f} s); adding the sentence vectors "
+              "of explanations, which the app and the CLI use once they are written",
+              file=sys.stderr, flush=True)
+
     report = build(args.paths, out, settings.model, index_type=args.index_type,
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
-                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
+                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes,
+                   on_usable=usable)
     bar.close()
     if args.json:
         print(safe_json(report.to_dict(), indent=2))
@@ -167,21 +180,24 @@ def _ask(args, settings: Settings, parser) -> int:
     explorer, filters = _open(args, settings)
     verb = explorer.search if args.verb == "search" else explorer.similar
 
-    def ask(text: str) -> list[dict]:
-        hits = verb(text, args.k, filters, mode=args.mode, diverse=args.diverse,
-                    feedback=None if args.feedback else False)
-        return _with_explanations(explorer, hits, args, text)
+    def ask(text: str) -> tuple[list[dict], dict | None]:
+        hits, years = ranked_by_year(lambda top_k: verb(
+            text, top_k, filters, mode=args.mode, diverse=args.diverse,
+            feedback=None if args.feedback else False), args.k, args.by_year)
+        return (_with_explanations(explorer, hits, args, text),
+                None if years is None else years_record(explorer, years))
 
     if args.batch is None:
         if args.verb == "search":
             note = explorer.query_note(target)
             if note:
                 print(f"explorer: note: {safe_text(note)}", file=sys.stderr)
-        _print_hits(ask(target.strip()), args.json)
+        _print_hits(*ask(target.strip()), args.json)
         return 0
     for line in _batch_lines(args.batch):
         try:
-            record = {"input": line, "results": ask(line)}
+            results, years = ask(line)
+            record = {"input": line, "results": results, **({"years": years} if years else {})}
         except ExplorerError as exc:
             record = {"input": line, "error": str(exc)}
         print(safe_json(record), flush=True)
@@ -195,9 +211,11 @@ def _recommend(args, settings: Settings, parser) -> int:
     like = list(args.like)
     if args.collection:
         like += [i for i in liked_papers(settings, args.collection, explorer) if i not in like]
-    hits = explorer.recommend(like, args.unlike, args.query, args.k, filters,
-                              method=args.method, diverse=args.diverse)
-    _print_hits([h.to_dict() for h in hits], args.json)
+    hits, years = ranked_by_year(lambda top_k: explorer.recommend(
+        like, args.unlike, args.query, top_k, filters, method=args.method, diverse=args.diverse),
+        args.k, args.by_year)
+    _print_hits([h.to_dict() for h in hits], None if years is None else years_record(
+        explorer, years), args.json)
     return 0
 
 
@@ -256,9 +274,10 @@ def _with_explanations(explorer, hits, args, text: str) -> list[dict]:
     return records
 
 
-def _print_hits(hits: list[dict], as_json: bool) -> None:
+def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
+    """The hits (and with --by-year their `years`, years_record) as text or JSON."""
     if as_json:
-        print(safe_json(hits, indent=2))
+        print(safe_json(hits if years is None else {"results": hits, "years": years}, indent=2))
         return
     from explorer.query.explain import explanation_lines
 
@@ -275,6 +294,8 @@ def _print_hits(hits: list[dict], as_json: bool) -> None:
         for line in explanation_lines(hit.get("explanation", {})):
             print(f"    > {safe_text(line)}")
         print()
+    if years is not None:
+        print("\n".join(year_lines(years)))
 
 
 def _strength(hit: dict) -> str:

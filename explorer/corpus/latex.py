@@ -39,6 +39,7 @@ def unwrap_math(text: str, limit: int) -> str:
 # Field text from a .bib file: what is not plain text goes through pylatexenc, one
 # whitespace-separated piece at a time (a brace group stays whole), since pylatexenc costs
 # about 30 microseconds per character and most of an abstract is plain words.
+_FIELD_MATH = re.compile(rf"(?<!\\)(?:{MATH.pattern})")  # in TeX, \$ is a dollar, not math
 _SPECIAL = re.compile(r"[\\{}~$%]|--|``|''")
 _UNESCAPED = re.compile(r"(?<!\\)([%$])")  # a bare % or $ is meant literally in a field
 _PIECES = re.compile(r"(\s+)")
@@ -54,7 +55,7 @@ def to_unicode(text: str) -> str:
         return text
     parts = []
     start = 0
-    for match in MATH.finditer(text):
+    for match in _FIELD_MATH.finditer(text):
         parts.append(_decode_text(text[start:match.start()]))
         parts.append(match.group())
         start = match.end()
@@ -98,12 +99,18 @@ def _decode_piece(piece: str) -> str:
 @functools.cache
 def _decoder() -> Any:
     """pylatexenc's LaTeX-to-text converter, configured as bibtexparser's decoding middleware
-    (\\url{x} shown as x), built on first use (importing it takes 0.1 s). It logs a warning
-    for each command it cannot expand; a build has nothing to tell the user about those."""
+    (\\url{x} shown as x, \\textbraceleft{} as {), built on first use (importing it takes
+    0.1 s). It logs a warning for each command it cannot expand; a build has nothing to tell
+    the user about those."""
     logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
-    context.add_context_category("explorer-bibtex", prepend=True,
-                                 macros=[MacroTextSpec("url", simplify_repl="%s")])
+    macros = [MacroTextSpec("url", simplify_repl="%s"),
+              # Written by BibTeX exporters (ours included) for characters TeX would act on;
+              # pylatexenc drops the braces and gives U+02C6 for the caret.
+              MacroTextSpec("textbraceleft", simplify_repl="{"),
+              MacroTextSpec("textbraceright", simplify_repl="}"),
+              MacroTextSpec("textasciicircum", simplify_repl="^")]
+    context.add_context_category("explorer-bibtex", prepend=True, macros=macros)
     return LatexNodes2Text(latex_context=context, math_mode="verbatim", keep_braced_groups=False)

@@ -23,14 +23,26 @@ from typing import Any
 import numpy as np
 
 from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO
-from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+from explorer.model.export import (
+    EMBEDDING,
+    FP32_FILE,
+    INT8_FILE,
+    INT8_PRECISIONS,
+    TOKEN_STATES,
+    TOKENIZER_FILE,
+)
+from explorer.model.pooling import Spans, pool_spans, windowed
 from explorer.settings import thread_limit
 
 
 class ExportedModel:
-    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes."""
+    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes.
 
-    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str) -> None:
+    `model_file` names the file in `folder` to run instead of the runtime's own (FP32_FILE,
+    INT8_FILE for onnx-int8): the int8 file of another weight type, a benchmark's candidate."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str,
+                 model_file: str | None = None) -> None:
         from tokenizers import Tokenizer
 
         text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
@@ -45,14 +57,16 @@ class ExportedModel:
         self._counter_lock = threading.Lock()
         self._text = text
         self._run_all: Callable[[list[dict]], list[np.ndarray]] | None = None
+        self._run_states: Callable[[dict], tuple[np.ndarray, np.ndarray]]
         if runtime == OPENVINO:
-            openvino = _OpenVino(folder / FP32_FILE, folder / "openvino-cache")
+            openvino = _OpenVino(folder / (model_file or FP32_FILE), folder / "openvino-cache")
             self._run, self._run_all = openvino.run, openvino.run_all
+            self._run_states = openvino.run_states
             self.precision = openvino.precision
         elif runtime in (ONNX, ONNX_INT8):
-            name = INT8_FILE if runtime == ONNX_INT8 else FP32_FILE
-            self._run = _onnxruntime(folder / name)
-            self.precision = "int8-dynamic" if runtime == ONNX_INT8 else "fp32"
+            name = model_file or (INT8_FILE if runtime == ONNX_INT8 else FP32_FILE)
+            self._run, self._run_states = _onnxruntime(folder / name)
+            self.precision = INT8_PRECISIONS.get(name, "int8") if runtime == ONNX_INT8 else "fp32"
         else:
             raise ValueError(f"unknown runtime {runtime!r}")
         self.runtime = runtime
@@ -71,6 +85,31 @@ class ExportedModel:
         for rows, vectors in zip(batches, results):
             out[rows] = vectors
         return out
+
+    def embed_spans(self, texts: Sequence[str], spans: Sequence[Spans], batch_size: int
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Unit vectors (n, d) of `texts`, as `embed` gives them, and for each text the unit
+        vectors (k, d) of its character `spans`, pooled from the same pass's token states
+        (pooling.py; spans past the window come from further windows)."""
+        return windowed(lambda part, part_spans: self._pooled_pass(part, part_spans, batch_size),
+                        texts, spans)
+
+    def _pooled_pass(self, texts: list[str], spans: list[Spans], batch_size: int
+                     ) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
+        encodings = self._tokenizer.encode_batch(texts)
+        order = np.argsort(-np.array([len(e.ids) for e in encodings]), kind="stable")
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        pooled: list[Any] = [None] * len(texts)
+        whole = [0] * len(texts)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            vectors, states = self._run_states(self._feed([encodings[i] for i in rows]))
+            out[rows] = vectors
+            for row, row_states in zip(rows, states):
+                encoding = encodings[row]
+                pooled[row], whole[row] = pool_spans(row_states, encoding.offsets,
+                                                     encoding.special_tokens_mask, spans[row])
+        return out, pooled, whole
 
     def token_count(self, text: str) -> int:
         """Tokens before truncation, special tokens included."""
@@ -100,14 +139,21 @@ class ExportedModel:
         return {name: arrays[name] for name in self._inputs}
 
 
-def _onnxruntime(path: Path) -> Callable[[dict], np.ndarray]:
+def _onnxruntime(path: Path) -> tuple[Callable[[dict], np.ndarray],
+                                      Callable[[dict], tuple[np.ndarray, np.ndarray]]]:
+    """Run functions of the export at `path`: its vectors, and its vectors with token states."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.intra_op_num_threads = _cores()
     session = ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
-    return lambda feed: session.run(None, feed)[0]
+
+    def run_states(feed: dict) -> tuple[np.ndarray, np.ndarray]:
+        vectors, states = session.run([EMBEDDING, TOKEN_STATES], feed)
+        return vectors, states
+
+    return lambda feed: session.run([EMBEDDING], feed)[0], run_states
 
 
 class _OpenVino:
@@ -137,6 +183,17 @@ class _OpenVino:
         request = requests.get()
         try:
             return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+        finally:
+            requests.put(request)
+
+    def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors and token states for one feed, on an idle request of the pool."""
+        requests = self._requests or self._request_pool()
+        request = requests.get()
+        try:
+            outputs = request.infer(feed)
+            return (np.array(outputs[0], dtype=np.float32, copy=True),
+                    np.array(outputs[1], dtype=np.float32, copy=True))
         finally:
             requests.put(request)
 

@@ -6,6 +6,7 @@ ids; and which corpus papers are the same paper as a cited one.
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 import weakref
@@ -54,9 +55,9 @@ class CitedSet:
 class CorpusMatcher:
     """The papers of an index, to match reference-list entries against: the identity rules
     (references.Matcher), then, for an entry they leave unmatched, its abstract folded to
-    ASCII letters and digits (`folded_abstract`), which survives a BibTeX round trip (the
-    app's export escapes TeX, the reader decodes it: `--`, ``quotes'', `\\emph{x}`, `$x^2$`
-    come back changed) that rule 3's exact abstract does not."""
+    ASCII letters and digits (`folded_abstract`): a .bib from a tool that writes the text as
+    TeX (`--`, ``quotes'', `\\emph{x}` read back as a dash, curly quotes, `x`) still names its
+    paper where rule 3's exact abstract does not. (The app's own export reads back exactly.)"""
 
     def __init__(self, papers: Sequence[Paper]) -> None:
         self._ids = [paper.paper_id for paper in papers]
@@ -82,14 +83,16 @@ class CorpusMatcher:
 
 
 def folded_abstract(text: str) -> str:
-    """An abstract as its ASCII letters and digits, lower case (accents dropped); "" when it
-    has fewer than ABSTRACT_MIN_WORDS words (too short to name one paper)."""
+    """An abstract as its ASCII letters and digits, lower case (accents and TeX command words
+    such as \\emph dropped: a .bib reader keeps only their argument); "" when it has fewer
+    than ABSTRACT_MIN_WORDS words (too short to name one paper)."""
     if len(text.split()) < ABSTRACT_MIN_WORDS:
         return ""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    decomposed = unicodedata.normalize("NFKD", _COMMAND.sub("", text).casefold())
     return "".join(char for char in decomposed if char.isascii() and char.isalnum())
 
 
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 _MATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MATCHERS_LOCK = threading.Lock()
 

@@ -10,13 +10,21 @@ from typing import Any
 
 import numpy as np
 
-from explorer.artifacts.layout import MAP, SENTENCE_TABLE, SENTENCE_VECTORS
+from explorer.artifacts.layout import (
+    MAP,
+    RELATIVE_ROWS,
+    RELATIVE_SCORES,
+    RELATIVES,
+    SENTENCE_TABLE,
+    SENTENCE_VECTORS,
+)
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
+from explorer.index.pairs import Pairs
 from explorer.model.embedder import AUTO, Embedder, ModelSpec
 from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.query.channels import (
@@ -59,6 +67,7 @@ class Explorer:
         self._rows = PaperRows(artifacts.papers)
         self._facets = FacetTable(artifacts.papers)
         self._lexical: LexicalIndex | None = None
+        self._relatives: Pairs | None = None
         self._embedder_lock = threading.Lock()
         self._lexical_lock = threading.Lock()
         self._topics: TopicTable | None = None
@@ -316,9 +325,22 @@ class Explorer:
         """The topic's papers, most central (closest to the topic's centre) first."""
         return self.topic_table.papers(topic_id, top_k)
 
+    def stored_relatives(self) -> tuple[Pairs, float] | None:
+        """The close pairs stored at build time (build/relatives.py) and the lowest cosine
+        stored; None for an index built before them (query/twins.py reads this)."""
+        arrays, found = self.artifacts.arrays, self.artifacts.extras.get(RELATIVES)
+        if RELATIVE_ROWS not in arrays or RELATIVE_SCORES not in arrays or not isinstance(
+                found, dict) or not isinstance(found.get("floor"), (int, float)):
+            return None
+        if self._relatives is None:  # two threads may both make it: the same, and immutable
+            self._relatives = Pairs(np.asarray(arrays[RELATIVE_ROWS], dtype=np.int64),
+                                    np.asarray(arrays[RELATIVE_SCORES], dtype=np.float32))
+        return self._relatives, float(found["floor"])
+
     @property
     def has_sentence_vectors(self) -> bool:
-        """True when the index stores sentence vectors (not built with --no-sentences)."""
+        """True when the index stores sentence vectors (not built with --no-sentences, and its
+        build has written them: they come after the index)."""
         return SENTENCE_TABLE in self.artifacts.arrays
 
     def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:

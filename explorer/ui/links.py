@@ -1,10 +1,10 @@
 """Where the user is in the app, and its shareable link: a Location <-> URL query parameters.
 
 A link reopens exactly one location: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
-neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft``, ``?view=topic&topic=2.3``
-(a topic; ``?view=topic`` alone lists them; ``?view=map&topic=2`` zooms the map to one),
-plus the marked set (``like=ID&like=ID&unlike=ID``), the filters (``venue=``, ``source=``,
-``year=2019-2023``) and ``k=`` when not the default.
+neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=twins``,
+``?view=topic&topic=2.3`` (a topic; ``?view=topic`` alone lists them; ``?view=map&topic=2``
+zooms the map to one), plus the marked set (``like=ID&like=ID&unlike=ID``), the filters
+(``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
 Repeated keys carry lists, so ids and venue names may contain any character. Links come from
 anyone: `decode` reads any parameters (any types, any text) into a valid Location, never raises.
 """
@@ -18,11 +18,12 @@ from urllib.parse import urlencode
 
 from explorer.query.engine import Filters
 
-ASK, PAPER, MARKED, MAP, DRAFT, TOPIC = "ask", "paper", "marked", "map", "draft", "topic"
-PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC)
+ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS = (
+    "ask", "paper", "marked", "map", "draft", "topic", "twins")
+PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS)
 # the pages a link names with ?view= (the others follow from q and paper); a draft is never in
 # a link (it is the reader's own text): ?view=draft opens the empty page
-VIEWS = (MARKED, MAP, DRAFT, TOPIC)
+VIEWS = (MARKED, MAP, DRAFT, TOPIC, TWINS)
 WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
 WITH_TOPIC = (TOPIC, MAP)  # the pages that show a topic (the map: zoomed to it)
 DEFAULT_TOP_K = 10

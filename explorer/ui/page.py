@@ -16,7 +16,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.query.hits import Hit
-from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, Location, decode
+from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -24,9 +24,9 @@ from explorer.ui.trail import PaperLookup
 ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
-ON_DEMAND_NOTE = ("This index has no sentence vectors (built with --no-sentences or by an older "
-                  "version), so only the first {count} results are highlighted. To highlight all: "
-                  "`{command}`")
+ON_DEMAND_NOTE = ("This index has no sentence vectors (yet: a build writes them after the index; or "
+                  "built with --no-sentences or by an older version), so only the first {count} "
+                  "results are highlighted. To highlight all: `{command}`")
 SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
               "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
@@ -48,7 +48,8 @@ SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and fil
 # The sidebar's page buttons, in order: page (links.PAGES) -> (label, icon). The paper page has none.
 PAGES = {ASK: ("Ask", ":material/search:"), MARKED: ("Marked ({marked})", ":material/bookmarks:"),
          MAP: ("Corpus map", ":material/scatter_plot:"), TOPIC: ("Topics", ":material/category:"),
-         DRAFT: ("Check my draft", ":material/fact_check:")}
+         DRAFT: ("Check my draft", ":material/fact_check:"),
+         TWINS: ("Close relatives", ":material/join_inner:")}
 
 
 # -- the location a link opens ----------------------------------------------------------------

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.query.explain import explain_match, explain_pair
 from explorer.query.options import QueryOptions
+from explorer.query.years import SPREAD_DEPTH
 from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key
@@ -82,8 +83,18 @@ def query_options(facets: Mapping[str, Any], location: Location, top_k: int = 0,
 def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
            narrow: bool = True) -> list[Hit]:
     """Hits of search(question) / similar(paper_id) / recommend(like, unlike, steer) under the
-    filters of `location` (none when not `narrow`); `top_k` 0 is the location's."""
-    options = query_options(public_facets(explorer), location, top_k, narrow)
+    filters of `location` (none when not `narrow`); `top_k` 0 is the location's. They are the
+    first of `pool`, which the years chart counts: one ranking for both."""
+    top_k = top_k or location.top_k
+    return pool(explorer, location, verb, *subject, top_k=top_k, narrow=narrow)[:top_k]
+
+
+def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
+         narrow: bool = True) -> list[Hit]:
+    """The best max(top_k, SPREAD_DEPTH) hits of `ranked`'s ranking (query/years.py: hybrid
+    ranks that many anyway), remembered; `top_k` 0 is the location's."""
+    depth = max(top_k or location.top_k, SPREAD_DEPTH)
+    options = query_options(public_facets(explorer), location, depth, narrow)
 
     def rank() -> list[Hit]:
         if verb == "search":

@@ -1,0 +1,267 @@
+"""Years of a ranking (issue 14, Time): the library, the CLI's --by-year, the app's chart and
+its click, on a real index of a paperlists-ml sample (real model, real FAISS) and the seeds."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from explorer.cli.main import main
+from explorer.query.engine import Explorer, Filters
+from explorer.query.years import (
+    LIKE_CORPUS,
+    MORE_RECENT,
+    OLDER,
+    SPREAD_DEPTH,
+    YearSpread,
+    corpus_spread,
+    growth,
+    ranked_with_spread,
+    spread,
+    year_of,
+)
+from explorer.ui import years as ui_years
+from explorer.ui.links import Location
+from explorer.ui.public import public_facets
+from explorer.ui.results import pool, ranked
+from tests.years_fixtures import ODD_YEARS, years_index  # noqa: F401 (a fixture)
+
+QUESTIONS = ["diffusion models for image generation", "robot grasping with tactile sensors",
+             "graph neural networks", "convex optimization with stochastic gradients",
+             "machine translation for low-resource languages"]
+
+
+@pytest.fixture(scope="module")
+def sample(years_index: Path) -> Explorer:  # noqa: F811
+    return Explorer.open(years_index)
+
+
+def brute_counts(hits) -> tuple[dict[int, int], int]:
+    counts = Counter(hit.paper.year for hit in hits)
+    undated = counts.pop(None, 0)
+    return dict(counts), undated
+
+
+# -- the library ------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "lexical"])
+def test_counts_are_those_of_the_ranked_top_200(sample, mode):
+    for question in QUESTIONS:
+        shown, years = ranked_with_spread(
+            lambda top_k, q=question: sample.search(q, top_k, mode=mode), 10)
+        deep = sample.search(question, SPREAD_DEPTH, mode=mode)
+        assert [h.paper_id for h in shown] == [h.paper_id for h in sample.search(question, 10,
+                                                                                  mode=mode)]
+        assert [h.paper_id for h in shown] == [h.paper_id for h in deep[:10]]
+        counts, undated = brute_counts(deep)
+        assert dict(years.counts) == counts and years.undated == undated
+        assert years.total == len(deep) and list(years.years) == sorted(counts)
+
+
+def test_dense_counts_equal_a_numpy_ranking(sample):
+    vectors = np.asarray(sample.vectors)
+    for question in QUESTIONS:
+        order = np.argsort(-(vectors @ sample.embed_query(question)), kind="stable")[:SPREAD_DEPTH]
+        counts = Counter(sample.papers[row].year for row in order)
+        undated = counts.pop(None, 0)
+        _, years = ranked_with_spread(lambda top_k, q=question: sample.search(q, top_k,
+                                                                             mode="dense"), 5)
+        assert dict(years.counts) == dict(counts) and years.undated == undated
+        assert years.basis == f"top {SPREAD_DEPTH} papers of this ranking"
+
+
+def test_neighbourhood_and_recommend_spreads(sample):
+    paper_id = sample.search(QUESTIONS[0], 1)[0].paper_id
+    for rank in (lambda top_k: sample.similar(paper_id, top_k),
+                 lambda top_k: sample.recommend([paper_id], top_k=top_k)):
+        shown, years = ranked_with_spread(rank, 10)
+        deep = rank(SPREAD_DEPTH)
+        assert [h.paper_id for h in shown] == [h.paper_id for h in rank(10)]
+        assert (dict(years.counts), years.undated) == brute_counts(deep)
+        assert paper_id not in {h.paper_id for h in deep}
+
+
+def test_the_odd_years_are_counted_as_without_a_year(sample):
+    odd = {paper_id for paper_id, _ in ODD_YEARS}
+    assert all(sample.paper(paper_id).year is None for paper_id in odd)
+    whole = corpus_spread(sample)
+    assert whole.total == len(sample.papers) and whole.undated == len(odd)
+    hits = sample.search("diffusion models for image generation with a learned noise schedule",
+                         SPREAD_DEPTH)
+    found = spread(hits)
+    assert found.undated == sum(h.paper_id in odd for h in hits) == len(odd)
+
+
+def test_hostile_years_are_undated_and_whole_numbers_count():
+    values = [None, "2019", 2019.0, True, False, -5, 12, 99999, 3000, object(), [2019],
+              np.int64(2020), 2020, 1000, 2100]
+    items = [SimpleNamespace(year=value) for value in values] + [SimpleNamespace()]
+    years = spread(items, "odd things")
+    assert years.counts == ((1000, 1), (2020, 2), (2100, 1))
+    assert years.undated == len(items) - 4 and years.total == len(items)
+    assert year_of(SimpleNamespace(paper=SimpleNamespace(year=2001))) == 2001  # a Hit's shape
+    assert spread([]) == YearSpread() and growth(YearSpread()) is None
+
+
+def test_growth_against_the_corpus():
+    corpus = YearSpread(((2010, 50), (2015, 50), (2021, 50), (2024, 50)))  # half recent
+    assert growth(corpus, corpus).verdict == LIKE_CORPUS
+    recent = growth(YearSpread(((2010, 5), (2024, 45))), corpus)
+    assert (recent.first, recent.last, recent.recent, recent.dated) == (2020, 2024, 45, 50)
+    assert recent.verdict == MORE_RECENT and recent.reference_share == 0.5
+    assert "45 of 50 dated papers (90%) are from 2020–2024, against 50%" in recent.sentence()
+    assert growth(YearSpread(((2010, 40), (2024, 10))), corpus).verdict == OLDER
+    assert growth(YearSpread(((2024, 3),)), corpus).verdict is None  # too few to say
+    assert growth(YearSpread(((2024, 3),))) is None  # one year: nothing before the window
+    own = growth(YearSpread(((2001, 3), (2024, 3))))
+    assert own.verdict is None and own.reference_share is None and own.recent == 3
+    with pytest.raises(ValueError, match="at least 1"):
+        growth(corpus, corpus, recent=0)
+
+
+def test_many_threads_get_the_same_spreads(sample):
+    location = Location(top_k=10)
+
+    def answer(question: str):
+        shown, years = ranked_with_spread(lambda top_k: sample.search(question, top_k), 10)
+        view = ui_years.year_view(sample, replace(location, query=question), "search", question)
+        return [h.paper_id for h in shown], years, view.years, corpus_spread(sample)
+
+    expected = {q: answer(q) for q in QUESTIONS}
+    with ThreadPoolExecutor(max_workers=8) as pool_:
+        answers = list(pool_.map(answer, QUESTIONS * 6))
+    assert answers == [expected[q] for q in QUESTIONS * 6]
+
+
+# -- the app's logic --------------------------------------------------------------------------
+def test_a_click_narrows_to_that_year_and_a_second_click_restores(sample):
+    facets, question = public_facets(sample), QUESTIONS[0]
+    location = Location(query=question, top_k=20)
+    view = ui_years.year_view(sample, location, "search", question)
+    before = [h.paper_id for h in ranked(sample, location, "search", question)]
+    corpus = corpus_spread(sample)
+    for year in (view.years.years[0], max(view.years.counts, key=lambda c: c[1])[0]):
+        value = ui_years.picked([{"x": year, "customdata": year}], view, facets)
+        assert value == (year, year)
+        narrowed = ui_years.located(location, facets, value)
+        hits = ranked(sample, narrowed, "search", question)
+        assert {h.paper.year for h in hits} == {year}
+        assert len(hits) == min(20, corpus.count(year))
+        api = sample.search(question, 20, Filters(year_min=year, year_max=year))
+        assert [h.paper_id for h in hits] == [h.paper_id for h in api]
+        # the chart keeps every year, the filter's in colour; a second click shows them all
+        again = ui_years.year_view(sample, narrowed, "search", question)
+        assert again.years == view.years and again.filtered
+        assert ui_years.shown_years(again) in ui_years.caption(again)
+        assert str(year) in ui_years.shown_years(again)
+        colours = ui_years.chart(again.years, again.year_min, again.year_max).data[0].marker.color
+        assert [c == ui_years.SHOWN for c in colours] == [y == year for y in view.years.years]
+        cleared = ui_years.located(narrowed, facets, ui_years.picked([{"x": year}], again, facets))
+        assert (cleared.year_min, cleared.year_max) == (None, None)
+        assert [h.paper_id for h in ranked(sample, cleared, "search", question)] == before
+
+
+def test_forged_clicks_do_nothing(sample):
+    question = QUESTIONS[1]
+    view = ui_years.year_view(sample, Location(query=question), "search", question)
+    facets = public_facets(sample)
+    missing = next(y for y in range(1990, 2030) if not view.years.count(y))
+    for points in ([], [{}], [{"x": "2019"}], [{"x": missing}], [{"customdata": [True]}],
+                   [{"x": 10**9}], [{"customdata": None, "x": None}]):
+        assert ui_years.picked(points, view, facets) is None
+    year = view.years.years[-1]
+    assert ui_years.picked([{"customdata": [year]}], view, facets) == (year, year)
+
+
+def test_the_pool_is_one_ranking_for_results_and_chart(sample):
+    question = QUESTIONS[2]
+    location = Location(query=question, top_k=10)
+    deep = pool(sample, location, "search", question)
+    assert len(deep) == SPREAD_DEPTH
+    assert ranked(sample, location, "search", question) == deep[:10]
+    view = ui_years.year_view(sample, location, "search", question)
+    assert (dict(view.years.counts), view.years.undated) == brute_counts(deep)
+
+
+def test_no_chart_on_the_seeds(seeds_explorer):
+    question = "which sequence models can track non-abelian groups?"
+    assert ui_years.year_view(seeds_explorer, Location(query=question), "search", question) is None
+    paper_id = seeds_explorer.papers[0].paper_id
+    assert ui_years.year_view(seeds_explorer, Location(page="paper", paper_id=paper_id),
+                              "similar", paper_id) is None
+    assert corpus_spread(seeds_explorer).undated == len(seeds_explorer.papers)
+
+
+def test_the_app_draws_the_chart_and_hides_it_without_years(years_index, seeds_index,  # noqa: F811
+                                                            monkeypatch):
+    from tests.test_app import ask, run_app
+
+    app = ask(run_app(years_index, monkeypatch), QUESTIONS[0])
+    assert len(app.get("plotly_chart")) == 1
+    assert any(c.value.startswith("Years of the top 200 papers") for c in app.caption)
+    paper_id = Explorer.open(years_index).search(QUESTIONS[0], 1)[0].paper_id
+    for params in ({"paper": paper_id}, {"view": "marked", "like": paper_id}):
+        other = run_app(years_index, monkeypatch, params)
+        assert len(other.get("plotly_chart")) == 1, params  # the neighbourhood's, the marked's
+    seeds = ask(run_app(seeds_index, monkeypatch), "which sequence models track groups?")
+    assert not seeds.get("plotly_chart") and not seeds.exception
+    assert not any(c.value.startswith("Years of the") for c in seeds.caption)
+
+
+# -- the CLI ----------------------------------------------------------------------------------
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_cli_by_year_json(capsys, sample, years_index):  # noqa: F811
+    question = QUESTIONS[3]
+    code, out = run(capsys, "search", question, "--index", str(years_index), "--k", "7",
+                    "--by-year", "--json")
+    assert code == 0
+    data = json.loads(out)
+    deep = sample.search(question, SPREAD_DEPTH)
+    assert [r["paper_id"] for r in data["results"]] == [h.paper_id for h in deep[:7]]
+    counts, undated = brute_counts(deep)
+    years = data["years"]
+    assert {c["year"]: c["count"] for c in years["counts"]} == counts
+    assert years["undated"] == undated and years["counted"] == SPREAD_DEPTH
+    trend = growth(spread(deep), corpus_spread(sample))
+    assert years["growth"]["recent"] == trend.recent and years["growth"]["sentence"]
+    code, out = run(capsys, "search", question, "--index", str(years_index), "--json")
+    assert isinstance(json.loads(out), list)  # without --by-year: the list, as before
+
+
+def test_cli_by_year_text_similar_and_recommend(capsys, sample, years_index):  # noqa: F811
+    paper_id = sample.search(QUESTIONS[4], 1)[0].paper_id
+    for argv, rank in (
+            (["similar", paper_id], lambda k: sample.similar(paper_id, k)),
+            (["recommend", "--like", paper_id], lambda k: sample.recommend([paper_id], top_k=k))):
+        code, out = run(capsys, *argv, "--index", str(years_index), "--k", "3", "--by-year")
+        assert code == 0
+        head, _, table = out.partition("Years of the top 200 papers of this ranking")
+        assert head.count(" id ") == 3
+        rows = re.findall(r"^  (\d{4})  █+ (\d+)$", table, flags=re.MULTILINE)
+        counts, _ = brute_counts(rank(SPREAD_DEPTH))
+        assert {int(y): int(c) for y, c in rows} == counts
+        assert "dated papers" in table
+
+
+def test_cli_by_year_in_batch_mode(capsys, sample, years_index, tmp_path):  # noqa: F811
+    batch = tmp_path / "questions.txt"
+    batch.write_text("\n".join(QUESTIONS[:2]), encoding="utf-8")
+    code, out = run(capsys, "search", "--batch", str(batch), "--index", str(years_index),
+                    "--by-year")
+    assert code == 0
+    for line, question in zip(out.splitlines(), QUESTIONS[:2]):
+        record = json.loads(line)
+        counts, _ = brute_counts(sample.search(question, SPREAD_DEPTH))
+        assert {c["year"]: c["count"] for c in record["years"]["counts"]} == counts
+        assert len(record["results"]) == 10
