@@ -21,7 +21,7 @@ from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
-from explorer.ui import drafts, page, public, twins, years
+from explorer.ui import drafts, page, public, topics, twins, years
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
 from explorer.ui.map_figure import caption, clicked_paper_id
@@ -198,6 +198,10 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     with st.container(horizontal=True):
         mark_buttons_ui(location, paper.paper_id, "open")
         button("Show on the map", replace(location, page="map"), icon=":material/map:", key="open-map")
+        for topic in topics.paper_topics(explorer, paper.paper_id):
+            button(topics.name_markdown(topic, 40), replace(location, page="topic",
+                                                            topic=topic.topic_id),
+                   icon=":material/category:", key=f"open-topic-{topic.topic_id}")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
     relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
@@ -403,10 +407,59 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     if figure is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return
+    table, zoom = explorer.topic_table, topics.known_topic(explorer.topic_table, location.topic)
+    box = f"zoom-{zoom}"  # a fresh box for each zoom: it shows the location's
+    st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
+                 index=topics.zoom_choices(table).index(zoom),
+                 format_func=lambda topic_id: topics.option_label(table, topic_id),
+                 on_change=lambda: go(replace(st.session_state.location, page="map",
+                                              topic=st.session_state[box])))
     st.caption(caption(bool(location.paper_id), len(explorer.papers)))
     key = f"map-{st.session_state.get('map_version', 0)}"
     st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
                     config={"displaylogo": False, "scrollZoom": True})
+
+
+def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    """One topic (?topic=ID): its papers, key phrases, neighbours; without one, all of them."""
+    table = explorer.topic_table
+    if not table.topics():
+        st.warning(topics.NO_TOPICS.format(command=hint))
+        return
+    topic_id = topics.known_topic(table, location.topic)
+    if topic_id is None:
+        topics_list_ui(location, table, hint)
+        return
+    shown = topics.topic_page(explorer, topic_id)
+    st.markdown(topics.heading_markdown(shown.topic))
+    st.caption(escape_markdown(shown.report["growth"]))
+    st.markdown(topics.phrases_markdown(shown.topic))
+    for label, related in shown.related.items():
+        with st.container(horizontal=True, vertical_alignment="center"):
+            if related:
+                st.caption(label.capitalize() + ":", width="content")
+            for other in related:
+                button(topics.name_markdown(other, 40), replace(location, topic=other.topic_id),
+                       key=f"topic-{label}-{other.topic_id}", type="tertiary")
+    with st.container(horizontal=True):
+        button("Show on the map", replace(location, page="map"), icon=":material/map:", key="topic-map")
+        button("All topics", replace(location, topic=None), icon=":material/category:", key="topic-all")
+    st.caption(topics.PAPERS_NOTE)
+    hits_ui(location, shown.hits, lit(explorer, shown.hits, explained=False), "t", terms=False)
+
+
+def topics_list_ui(location: Location, table, hint: str) -> None:
+    st.markdown("### Topics")
+    st.caption(topics.LIST_INTRO if table.has_areas else topics.ONE_LEVEL.format(command=hint))
+    for topic in table.topics():
+        if topic.parent is not None:
+            continue
+        button(topics.size_label(topic), replace(location, topic=topic.topic_id),
+               key=f"topics-{topic.topic_id}", type="secondary")
+        with st.container(horizontal=True, gap="small"):
+            for child in map(table.topic, topic.children):
+                button(topics.size_label(child), replace(location, topic=child.topic_id),
+                       key=f"topics-{child.topic_id}", type="tertiary")
 
 
 # -- frame: sidebar, trail, main --------------------------------------------------------------------
@@ -484,7 +537,7 @@ def app_ui(folder: str, model: str | None = None) -> None:
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
     show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,
-            "draft": draft_ui, "twins": twins_ui}[location.page]
+            "draft": draft_ui, "topic": topic_ui, "twins": twins_ui}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
 
 

@@ -33,5 +33,9 @@ class DraftError(ExplorerError):
     """A draft given to "what did I miss" is empty, too long, or not text."""
 
 
+class UnknownTopicError(ExplorerError):
+    """A topic id is not in the index."""
+
+
 class ThresholdError(ExplorerError):
     """A similarity threshold (or count) that this index cannot answer for."""

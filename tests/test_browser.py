@@ -223,3 +223,52 @@ def _assert_contained(page, outside: list[str]) -> None:
         .filter(r => r.width > innerWidth || r.height > innerHeight).length""")
     assert too_big == 0
     assert outside == []
+
+
+def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explorer):
+    """The topic list, an area's page, a finer topic's page, and the map: broad names zoomed
+    out, the area's finer names zoomed to it."""
+    areas = seeds_explorer.topics("area")
+    area = areas[0]
+    fine = seeds_explorer.topic(area.children[0])
+    page = open_page(browser, f"{seeds_app}/?view=topic")
+    page.get_by_role("heading", name="Topics").wait_for()
+    shot(page, "34-topics-list")
+    page.get_by_role("button", name=area.name).first.click()
+    heading(page, area.name).wait_for()
+    page.get_by_text(seeds_explorer.topic_table.report(area.topic_id)["growth"]).wait_for()
+    first = seeds_explorer.topic_papers(area.topic_id, 1)[0]
+    playwright_api.expect(page.locator(CARDS).first).to_contain_text(first.title[:30])
+    shot(page, "35-topic-area")
+    page.get_by_role("button", name=fine.name).first.click()
+    page.wait_for_function(f"document.location.search.endsWith('topic={fine.topic_id}')")
+    heading(page, fine.name).wait_for()
+    page.get_by_text(f"Topic {fine.topic_id}").wait_for()
+    shot(page, "36-topic-fine")
+    page.get_by_role("button", name="Show on the map").click()
+    page.locator(".js-plotly-plot").wait_for()
+    labels = page.locator(".annotation-text")
+    labels.first.wait_for()
+    shown = _texts(page, ".annotation-text")
+    assert fine.name in shown and area.name not in shown  # zoomed in: finer names
+    shot(page, "37-map-zoomed-to-a-topic")
+    whole = open_page(browser, f"{seeds_app}/?view=map")
+    whole.locator(".annotation-text").first.wait_for()
+    assert sorted(_texts(whole, ".annotation-text")) == sorted(
+        a.name for a in areas)  # zoomed out: the broad areas' names
+    shot(whole, "38-map-broad-areas")
+    whole.get_by_test_id("stSelectbox").click()
+    whole.get_by_role("option", name=f"{area.topic_id} · {area.name}").click()
+    whole.wait_for_function("document.location.search.includes('topic=')")
+    whole.locator(".annotation-text").first.wait_for()
+    whole.wait_for_timeout(800)
+    zoomed = _texts(whole, ".annotation-text")
+    assert set(zoomed) >= {seeds_explorer.topic(c).name for c in area.children[:1]}
+    shot(whole, "39-map-zoomed-to-an-area")
+    whole.close()
+    page.close()
+
+
+def _texts(page, selector: str) -> list[str]:
+    """The text of every element `selector` finds (SVG text too)."""
+    return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent)")

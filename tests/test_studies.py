@@ -34,6 +34,7 @@ from studies import (
     small_cache,
     small_corpora,
     title_study,
+    topic_study,
     twins_study,
 )
 from tests.paraphrases import PARAPHRASES
@@ -335,6 +336,39 @@ def test_missed_pool_builds_from_the_cached_vectors(tiny_acm: Path, tmp_path: Pa
     explorer = Explorer.open(index)
     assert [p.text_hash for p in explorer.papers] == [p.text_hash for p in pool["papers"]]
     assert (explorer.vectors == pool["vectors"]).all()
+
+
+def test_topic_study_scores_every_method_against_area_and_venue(seeds_index: Path,
+                                                                 seeds_explorer: Explorer,
+                                                                 tmp_path: Path):
+    """A paperlists-shaped file naming the seeds by their ids: half of them with a
+    primary_area (the area of their topic, "I"/"II" sessions folded), all with a venue."""
+    table = seeds_explorer.topic_table
+    rows = []
+    for row, paper in enumerate(seeds_explorer.papers):
+        topic = table.topic(table.paper_topic[row])
+        area = f"Area {topic.parent} {'I' * (1 + (row % 4 == 3))}" if row % 2 else ""
+        rows.append({"doc_id": paper.paper_id, "abstract": paper.abstract, "title": paper.title,
+                     "venue": ["aaai", "ijcai"][row % 3 == 0], "primary_area": area})
+    dataset = tmp_path / "paperlists"
+    dataset.mkdir()
+    with gzip.open(dataset / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    report = topic_study.main([str(dataset), "--index", str(seeds_index), "--mixed", "50",
+                               "--out", str(tmp_path / "topics")])
+    written = {r["primary_area"] for r in rows if r["primary_area"]}
+    assert report["labelled"] == 35 and report["mixed"] == 50 and report["venues"] == 2
+    assert report["areas raw"] == len(written) > report["areas folded"] == len(table.topics("area"))
+    for part, labels in (("primary_area", ("area", "area folded")), ("venue", ("venue",))):
+        rows = report[part]
+        assert {"today k-means (fine)", "k-means at the area count", "hdbscan"} <= set(rows)
+        assert any(name.startswith("areas, Ward") for name in rows)
+        for row in rows.values():
+            assert row["cpu s"] >= 0 and 0 <= row["noise"] <= 1
+            for label in labels:
+                assert -1 <= row[label]["ami"] <= 1 and 0 < row[label]["purity"] <= 1
+    assert report["names"] and all(area["topics"] for area in report["names"])
+    assert "## primary_area" in (tmp_path / "topics.md").read_text(encoding="utf-8")
 
 
 def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):

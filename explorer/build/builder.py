@@ -307,9 +307,10 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
     except (ExplorerError, OSError, ValueError):
         return False
-    # An index from before the question-score scale or the close relatives gets them (its
-    # vectors are reused).
+    # An index from before the question-score scale, the two levels of topics or the close
+    # relatives gets them (its vectors are reused; its map keeps its layout).
     return (isinstance(extras, dict) and QUESTION_QUANTILES in extras
+            and isinstance(extras.get(MAP), dict) and "areas" in extras[MAP]
             and extras.get(RELATIVES) == relatives.settings(settings.index_type))
 
 

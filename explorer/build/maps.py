@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from explorer.build.topics import describe, refresh
 from explorer.corpus.papers import Paper
-from explorer.corpus.words import STOP_WORDS
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
 # t-SNE iterations, 250 of them early exaggeration (scikit-learn's default is 1000): on 5,000
@@ -30,25 +30,27 @@ SEED = 0
 def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
     """Lay out `vectors` (n, d) in 2-D and find topics.
 
-    Returns {"x": [n], "y": [n], "topic": [n], "topics": [{"id", "label", "terms", "size"}],
-    "method": str}; empty lists for an empty corpus.
+    Returns {"x": [n], "y": [n], "topic": [n], "closeness": [n], "topics": [{"id", "label",
+    "terms", "size", "area", "neighbours"}], "areas": [{"id", "label", "terms", "size",
+    "topics"}], "method": str} (build/topics.py: two levels of named topics); empty lists for
+    an empty corpus.
     """
     count = len(papers)
     if count < 3:
         return {"x": [0.0] * count, "y": [0.0] * count, "topic": [0] * count,
-                "topics": [{"id": 0, "label": "all papers", "terms": [], "size": count}],
-                "method": "none"}
+                "closeness": [1.0] * count,
+                "topics": [{"id": 0, "label": "all papers", "terms": [], "size": count,
+                            "area": 0, "neighbours": []}],
+                "areas": [{"id": 0, "label": "all papers", "terms": [], "size": count,
+                           "topics": [0]}], "method": "none"}
     positions, method = _layout(vectors)
     labels = _cluster(vectors)
-    counted = _sample(count, TOPIC_SAMPLE)
-    topics = _describe_topics([papers[row] for row in counted], labels[counted],
-                              ids=sorted(set(int(label) for label in labels)))
-    topics = [{**topic, "size": int((labels == topic["id"]).sum())} for topic in topics]
+    described = describe(papers, vectors, labels, _sample(count, TOPIC_SAMPLE))
     return {
         "x": [round(float(v), 4) for v in positions[:, 0]],
         "y": [round(float(v), 4) for v in positions[:, 1]],
         "topic": [int(label) for label in labels],
-        "topics": topics,
+        **described,
         "method": method,
     }
 
@@ -59,7 +61,9 @@ def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_hashes: Se
     of each of its rows).
 
     Papers already on it keep their place and topic; new ones are placed among their nearest
-    neighbours there and join the topic of the nearest one. Once more than REFRESH_SHARE of the
+    neighbours there and join the topic (and so the area) of the nearest one; names are kept,
+    sizes, closeness and neighbours recomputed (a map from before the two levels gets them,
+    its layout kept). Once more than REFRESH_SHARE of the
     papers have been added or removed since the last full layout (or when there is no usable
     earlier map), the whole map is computed afresh with compute_map.
     """
@@ -78,10 +82,13 @@ def update_map(papers: Sequence[Paper], vectors: np.ndarray, previous_hashes: Se
     if len(new):
         positions[new], nearest = _place(vectors[new], vectors[kept], positions[kept])
         labels[new] = labels[kept][nearest]
-    topics = [{**t, "size": int((labels == t["id"]).sum())} for t in previous["topics"]]
+    if previous.get("areas"):
+        described = refresh(previous, vectors, labels)
+    else:
+        described = describe(papers, vectors, labels, _sample(len(papers), TOPIC_SAMPLE))
     return {"x": [round(float(v), 4) for v in positions[:, 0]],
             "y": [round(float(v), 4) for v in positions[:, 1]],
-            "topic": [int(label) for label in labels], "topics": topics,
+            "topic": [int(label) for label in labels], **described,
             "method": previous["method"], "changed": changed}
 
 
@@ -166,38 +173,3 @@ def _sample(count: int, size: int) -> np.ndarray:
         return np.arange(count)
     return np.sort(np.random.default_rng(SEED).choice(count, size, replace=False))
 
-
-def _describe_topics(papers: Sequence[Paper], labels: np.ndarray, terms: int = 4,
-                     ids: Sequence[int] | None = None) -> list[dict]:
-    """Key terms per topic by class-based TF-IDF: frequent in the topic, rare elsewhere; one
-    entry per topic of `ids` (default: those in `labels`), 'topic N' when none has terms."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    vectorizer = CountVectorizer(stop_words=sorted(STOP_WORDS),
-                                 ngram_range=(1, 2), min_df=2,
-                                 token_pattern=r"(?u)\b[A-Za-z][A-Za-z0-9-]+\b")
-    docs = [f"{p.title} {p.abstract}" if not p.title_is_derived else p.abstract for p in papers]
-    try:
-        counts = vectorizer.fit_transform(docs)
-    except ValueError:  # vocabulary empty: too few or too short texts
-        counts = None
-    topics = []
-    ids = sorted(set(int(label) for label in labels)) if ids is None else list(ids)
-    if counts is not None:
-        per_topic = np.vstack([np.asarray(counts[labels == t].sum(axis=0)).ravel() for t in ids])
-        frequency = per_topic / np.maximum(per_topic.sum(axis=1, keepdims=True), 1)
-        rarity = np.log(1 + per_topic.sum() / np.maximum(per_topic.sum(axis=0), 1))
-        weights = frequency * rarity
-        vocabulary = vectorizer.get_feature_names_out()
-    for row, topic in enumerate(ids):
-        key_terms: list[str] = []
-        if counts is not None:
-            for column in np.argsort(-weights[row]):
-                term = str(vocabulary[column])
-                if weights[row, column] <= 0 or len(key_terms) == terms:
-                    break
-                if not any(term in kept or kept in term for kept in key_terms):
-                    key_terms.append(term)
-        topics.append({"id": topic, "label": ", ".join(key_terms) or f"topic {topic}",
-                       "terms": key_terms, "size": int((labels == topic).sum())})
-    return topics

@@ -15,6 +15,7 @@ from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.cli.topics import add_topics
 from explorer.cli.twins import add_twins
 from explorer.cli.years import add_by_year, year_lines, years_record
 from explorer.cli.years import ranked as ranked_by_year
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_info(commands)
     add_model(commands)
     add_collection(commands)
+    add_topics(commands)
     return parser
 
 

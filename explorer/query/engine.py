@@ -42,6 +42,7 @@ from explorer.query.pipeline import run
 from explorer.query.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
 from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
 from explorer.query.suggest import PaperRows
+from explorer.query.topics import Topic, TopicTable
 from explorer.settings import DEFAULT_INDEX_DIR
 
 __all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", "QueryOptions"]
@@ -69,6 +70,8 @@ class Explorer:
         self._relatives: Pairs | None = None
         self._embedder_lock = threading.Lock()
         self._lexical_lock = threading.Lock()
+        self._topics: TopicTable | None = None
+        self._topics_lock = threading.Lock()
         self._channels: dict[str, Channel] = {
             DENSE: DenseChannel(artifacts.index), LEXICAL: LexicalChannel(lambda: self.lexical),
             SCORES: ScoreChannel()}
@@ -301,6 +304,27 @@ class Explorer:
         return data
 
     @property
+    def topic_table(self) -> TopicTable:
+        """The stored topics (query/topics.py), read on first use; empty without a map."""
+        if self._topics is None:
+            with self._topics_lock:
+                if self._topics is None:
+                    self._topics = TopicTable(self.corpus_map, self.papers)
+        return self._topics
+
+    def topics(self, level: str | None = None) -> list[Topic]:
+        """The corpus's topics: broad areas ("3") and the finer topics in each ("3.2"), or only
+        those of `level` ("area", "topic")."""
+        return self.topic_table.topics(level)
+
+    def topic(self, topic_id: str) -> Topic:
+        """One topic (UnknownTopicError when the index has none of that id)."""
+        return self.topic_table.topic(topic_id)
+
+    def topic_papers(self, topic_id: str, top_k: int | None = None) -> list[Paper]:
+        """The topic's papers, most central (closest to the topic's centre) first."""
+        return self.topic_table.papers(topic_id, top_k)
+
     def stored_relatives(self) -> tuple[Pairs, float] | None:
         """The close pairs stored at build time (build/relatives.py) and the lowest cosine
         stored; None for an index built before them (query/twins.py reads this)."""

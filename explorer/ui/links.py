@@ -1,9 +1,10 @@
 """Where the user is in the app, and its shareable link: a Location <-> URL query parameters.
 
 A link reopens exactly one location: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
-neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=twins``, plus the marked set
-(``like=ID&like=ID&unlike=ID``), the filters (``venue=``, ``source=``, ``year=2019-2023``)
-and ``k=`` when not the default.
+neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=twins``,
+``?view=topic&topic=2.3`` (a topic; ``?view=topic`` alone lists them; ``?view=map&topic=2``
+zooms the map to one), plus the marked set (``like=ID&like=ID&unlike=ID``), the filters
+(``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
 Repeated keys carry lists, so ids and venue names may contain any character. Links come from
 anyone: `decode` reads any parameters (any types, any text) into a valid Location, never raises.
 """
@@ -17,12 +18,14 @@ from urllib.parse import urlencode
 
 from explorer.query.engine import Filters
 
-ASK, PAPER, MARKED, MAP, DRAFT, TWINS = "ask", "paper", "marked", "map", "draft", "twins"
-PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TWINS)
+ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS = (
+    "ask", "paper", "marked", "map", "draft", "topic", "twins")
+PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS)
 # the pages a link names with ?view= (the others follow from q and paper); a draft is never in
 # a link (it is the reader's own text): ?view=draft opens the empty page
-VIEWS = (MARKED, MAP, DRAFT, TWINS)
+VIEWS = (MARKED, MAP, DRAFT, TOPIC, TWINS)
 WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
+WITH_TOPIC = (TOPIC, MAP)  # the pages that show a topic (the map: zoomed to it)
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
 MAX_QUERY_CHARS = 5000  # longer text in a link is cut; the model reads far less anyway
@@ -31,6 +34,7 @@ MAX_ID_CHARS = 300
 MAX_YEAR = 9999
 _YEARS = re.compile(r"([0-9]{1,4})?(?:-([0-9]{1,4})?)?")  # ASCII digits: '²'.isdigit() is True
 _COUNT = re.compile(r"[0-9]+")
+_TOPIC = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})?")  # "2", "2.3": query/topics.py ids
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class Location:
     year_min: int | None = None
     year_max: int | None = None
     top_k: int = DEFAULT_TOP_K
+    topic: str | None = None
 
     def __post_init__(self) -> None:
         if self.page not in PAGES:
@@ -80,6 +85,8 @@ def encode(location: Location) -> dict[str, list[str]]:
         params["q"] = [location.query[:MAX_QUERY_CHARS]]
     if location.paper_id and location.page in WITH_PAPER:
         params["paper"] = [location.paper_id]
+    if location.topic and location.page in WITH_TOPIC:
+        params["topic"] = [location.topic]
     for key, values in (("like", location.like), ("unlike", location.unlike),
                         ("venue", location.venues), ("source", location.sources)):
         if values:
@@ -126,6 +133,7 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
         unlike=tuple(p for p in unlike if p not in both), steer=last("steer"),
         venues=_unique(values.get("venue", [])), sources=_unique(values.get("source", [])),
         year_min=year_min, year_max=year_max, top_k=_top_k(last("k")),
+        topic=topic if page in WITH_TOPIC and _TOPIC.fullmatch(topic := last("topic")) else None,
     )
 
 

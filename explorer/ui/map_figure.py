@@ -24,26 +24,42 @@ PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#F
 
 
 def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row: int | None = None,
-               neighbour_rows: Sequence[int] = ()) -> go.Figure:
+               neighbour_rows: Sequence[int] = (), labels: Sequence[Mapping] | None = None,
+               ranges: Mapping[str, Sequence[float]] | None = None) -> go.Figure:
     """Scatter of every paper (customdata = paper id); the open paper and neighbours on top.
 
     `corpus_map` as Explorer.corpus_map (one x, y, topic per paper of `papers`); the rows are
-    positions in `papers`."""
+    positions in `papers`. Topics are coloured by their broad area when the map has areas.
+    `labels`: the annotations to show (ui/topics.py map_zoom; default one per topic), `ranges`
+    the axes' {"x": [lo, hi], "y": [lo, hi]} (default: the whole map)."""
     x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
     topic = np.asarray(corpus_map["topic"])
     shown = shown_rows(len(papers))
     scatter = go.Scattergl if len(shown) > WEBGL_ABOVE else go.Scatter
     figure = go.Figure()
+    areas = {int(a["id"]): a for a in corpus_map.get("areas") or ()}
+    place = {int(t): n for a in areas.values() for n, t in enumerate(a["topics"])}
     for number, info in enumerate(corpus_map["topics"]):
         rows = shown[topic[shown] == info["id"]]
+        area = areas.get(int(info.get("area", -1)))
+        group = {} if area is None else {
+            "legendgroup": str(area["id"]),
+            "legendgrouptitle": {"text": html.escape(plain(area["label"], 50))}}
         figure.add_trace(scatter(
             x=x[rows], y=y[rows], mode="markers", customdata=_ids(papers, rows),
             hovertext=_titles(papers, rows), hoverinfo="text",
-            name=html.escape(plain(info["label"], 40)),
+            name=html.escape(plain(info["label"], 40)), **group,
             marker={"size": 7 if len(shown) < 2000 else 4, "opacity": 0.75,
-                    "color": PALETTE[number % len(PALETTE)]}))
+                    "color": PALETTE[number % len(PALETTE)] if area is None else _shade(
+                        PALETTE[area["id"] % len(PALETTE)], place.get(int(info["id"]), 0))}))
     _add_focus(figure, papers, x, y, open_row, neighbour_rows)
-    _add_topic_labels(figure, corpus_map, x, y, topic)
+    if labels is None:
+        _add_topic_labels(figure, corpus_map, x, y, topic)
+    else:
+        figure.update_layout(annotations=list(labels))
+    if ranges is not None:
+        figure.update_xaxes(range=list(ranges["x"]))
+        figure.update_yaxes(range=list(ranges["y"]))
     figure.update_layout(
         height=620, margin={"l": 0, "r": 0, "t": 10, "b": 0}, dragmode="pan",
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0,
@@ -51,6 +67,16 @@ def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row:
         xaxis={"visible": False}, yaxis={"visible": False}, hovermode="closest",
         clickmode="event+select")
     return figure
+
+
+def _shade(color: str, number: int) -> str:
+    """The `number`-th shade of an area's `color` ("#rrggbb"): its topics told apart within
+    the area's hue, alternately lighter and darker."""
+    steps = (0.0, 0.35, -0.3, 0.6, -0.5, 0.2, -0.15, 0.75)
+    step = steps[number % len(steps)]
+    target = 255 if step > 0 else 0
+    channels = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (target - c) * abs(step)):02x}" for c in channels)
 
 
 def caption(open_paper: bool, count: int) -> str:
@@ -107,9 +133,10 @@ def _add_topic_labels(figure: go.Figure, corpus_map: Mapping[str, Any], x: np.nd
         rows = topic == info["id"]
         if not rows.any():
             continue
+        name = info["label"] if "area" in info else ", ".join(info["terms"][:3]) or info["label"]
         labels.append({
             "x": float(np.median(x[rows])), "y": float(np.median(y[rows])), "showarrow": False,
-            "text": "<b>" + html.escape(", ".join(info["terms"][:3]) or info["label"]) + "</b>",
+            "text": "<b>" + html.escape(plain(name, 60)) + "</b>",
             "font": {"size": 12, "color": "#333"}, "bgcolor": "rgba(255,255,255,0.7)",
             "opacity": 0.9})
     figure.update_layout(annotations=labels)

@@ -16,7 +16,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.query.hits import Hit
-from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TWINS, Location, decode
+from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -47,7 +47,7 @@ STEER = "Steer the recommendations with words (optional)"
 SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and filters."
 # The sidebar's page buttons, in order: page (links.PAGES) -> (label, icon). The paper page has none.
 PAGES = {ASK: ("Ask", ":material/search:"), MARKED: ("Marked ({marked})", ":material/bookmarks:"),
-         MAP: ("Corpus map", ":material/scatter_plot:"),
+         MAP: ("Corpus map", ":material/scatter_plot:"), TOPIC: ("Topics", ":material/category:"),
          DRAFT: ("Check my draft", ":material/fact_check:"),
          TWINS: ("Close relatives", ":material/join_inner:")}
 

@@ -25,6 +25,7 @@ from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key
 from explorer.ui.public import narrowing, public_facets
+from explorer.ui.topics import known_topic, map_zoom
 
 Lights = tuple[list[tuple[int, int]], list[str]]  # spans of an abstract to highlight, shared terms
 NO_FILTERS = ((), (), None, None)
@@ -140,4 +141,6 @@ def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
         open_row = explorer.row(location.paper_id)
         nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
         neighbours = [explorer.row(hit.paper_id) for hit in nearest]
-    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours)
+    zoom = known_topic(explorer.topic_table, location.topic)
+    labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
+    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours, labels, ranges)

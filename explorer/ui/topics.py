@@ -1,0 +1,146 @@
+"""The topic page and the map's zoom, without Streamlit: what a topic shows (its papers as
+cards, key phrases, neighbours, years), the map's labels at each level, and their texts.
+
+Topic names and phrases are corpus text: every one is escaped (ui/text.py) before it becomes
+Markdown, and HTML-escaped before it becomes a Plotly label.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from explorer.errors import UnknownTopicError
+from explorer.query.engine import Explorer
+from explorer.query.hits import Hit
+from explorer.query.topics import AREA, Topic, TopicTable
+from explorer.ui.text import escape_markdown, plain
+
+PAPERS_SHOWN = 20
+NAME_CHARS = 60  # a name longer than this is cut on the map and on buttons
+WHOLE_MAP = "Whole map: broad areas"
+LIST_INTRO = ("Topics found when the index was built: a few broad areas, and finer topics inside "
+              "each, named by the phrases their papers use most and other papers least.")
+PAPERS_NOTE = "Most central first: cos = cosine of the paper to the topic's centre."
+NO_TOPICS = "This index stores no topics. Rebuild it: `{command}`"
+ONE_LEVEL = ("This index was built before topics had two levels: one level is shown, with the "
+             "labels it was built with. Rebuild it for broad areas and named topics: `{command}`")
+MAP_ZOOM = "Zoom to"
+
+
+def name_markdown(topic: Topic, chars: int = NAME_CHARS) -> str:
+    """A topic's name as inert Markdown (cut to `chars`)."""
+    return escape_markdown(plain(topic.name, chars))
+
+
+def size_label(topic: Topic) -> str:
+    """A button's Markdown: the topic's name and its size."""
+    return f"{name_markdown(topic)} ({topic.size:,})"
+
+
+def option_label(table: TopicTable, topic_id: str | None) -> str:
+    """The zoom box's text for `topic_id` (None: the whole map); plain text, not Markdown."""
+    if topic_id is None:
+        return WHOLE_MAP
+    topic = table.topic(topic_id)
+    indent = "" if topic.level == AREA else "\u2003"
+    return f"{indent}{topic.topic_id} · {plain(topic.name, NAME_CHARS)}"
+
+
+def known_topic(table: TopicTable, topic_id: str | None) -> str | None:
+    """`topic_id` when this index has that topic, else None (a link from another build)."""
+    if topic_id is None:
+        return None
+    try:
+        return table.topic(topic_id).topic_id
+    except UnknownTopicError:
+        return None
+
+
+def paper_topics(explorer: Explorer, paper_id: str) -> list[Topic]:
+    """The finer topic of a paper, or none (an index without topics)."""
+    topic_id = explorer.topic_table.paper_topic[explorer.row(paper_id)]
+    return [] if topic_id is None else [explorer.topic(topic_id)]
+
+
+def zoom_choices(table: TopicTable) -> list[str | None]:
+    """The zoom box's choices: the whole map, then each area followed by its finer topics."""
+    return [None, *(topic.topic_id for topic in table.topics())]
+
+
+def heading_markdown(topic: Topic) -> str:
+    kind = "Broad area" if topic.level == AREA else "Topic"
+    return f"### {name_markdown(topic, 200)}\n{kind} {escape_markdown(topic.topic_id)}"
+
+
+def phrases_markdown(topic: Topic) -> str:
+    """Key phrases as gray badges (each escaped; a badge's text cannot close it early)."""
+    cleaned = (plain(p, 60).replace("[", "").replace("]", "") for p in topic.phrases)
+    return " ".join(f":gray-badge[{escape_markdown(p)}]" for p in cleaned)
+
+
+@dataclass(frozen=True)
+class Page:
+    """What a topic page shows: the topic, the report (query/topics.py TopicTable.report),
+    its parent, neighbours and children as topics, its papers as cards."""
+
+    topic: Topic
+    report: Mapping[str, Any]
+    related: Mapping[str, Sequence[Topic]]
+    hits: Sequence[Hit]
+
+
+def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> Page:
+    """The page of `topic_id` (UnknownTopicError when the index has none)."""
+    table = explorer.topic_table
+    topic = table.topic(topic_id)
+    report = table.report(topic.topic_id, top_k)
+    related = {"in": [table.topic(topic.parent)] if topic.parent else [],
+               "topics": [table.topic(t) for t in topic.children],
+               "near": [table.topic(t) for t in topic.neighbours]}
+    hits = [Hit(rank=p["rank"], score=p["closeness"], percentile=None,
+                paper=explorer.paper(p["paper_id"])) for p in report["papers"]]
+    return Page(topic, report, related, hits)
+
+
+def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | None
+             ) -> tuple[list[dict], dict | None]:
+    """The map's labels for a zoom, and the axis ranges ({"x": [lo, hi], "y": [...]}; None:
+    the whole map). Zoomed out: one label per broad area; zoomed to an area or a topic: the
+    finer topics' names inside its box. Labels are Plotly annotations, HTML-escaped."""
+    x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
+    if topic_id is None:
+        shown = table.topics(AREA) or table.topics()
+        return [_label(t, table, x, y, 15) for t in shown if len(table.rows(t.topic_id))], None
+    rows = table.rows(topic_id)
+    ranges = _box(x[rows], y[rows])
+    labels = []
+    for topic in table.topics("topic"):
+        label = _label(topic, table, x, y, 12)
+        inside = (ranges["x"][0] <= label["x"] <= ranges["x"][1]
+                  and ranges["y"][0] <= label["y"] <= ranges["y"][1])
+        if inside and len(table.rows(topic.topic_id)):
+            labels.append(label)
+    return labels, ranges
+
+
+def _label(topic: Topic, table: TopicTable, x: np.ndarray, y: np.ndarray, size: int) -> dict:
+    rows = table.rows(topic.topic_id)
+    at_x, at_y = (float(np.median(x[rows])), float(np.median(y[rows]))) if len(rows) else (0, 0)
+    return {"x": at_x, "y": at_y, "showarrow": False, "opacity": 0.95,
+            "text": "<b>" + html.escape(plain(topic.name, NAME_CHARS)) + "</b>",
+            "font": {"size": size, "color": "#222"}, "bgcolor": "rgba(255,255,255,0.75)"}
+
+
+def _box(x: np.ndarray, y: np.ndarray) -> dict:
+    """The box around most of these points (2nd to 98th percentile), padded by a tenth."""
+    box = {}
+    for axis, values in (("x", x), ("y", y)):
+        low, high = np.percentile(values, [2, 98]) if len(values) else (0.0, 1.0)
+        pad = max(float(high - low) * 0.1, 1e-3)
+        box[axis] = [float(low) - pad, float(high) + pad]
+    return box

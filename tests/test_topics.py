@@ -1,0 +1,308 @@
+"""Topics at two levels on the real seeds index: every paper in an area and a finer topic, names
+that are phrases the papers use, the most central papers first, the CLI and the topic page
+agreeing with the library, hostile text inert, old indexes, updates and many threads."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.build import maps
+from explorer.build.builder import build
+from explorer.cli.main import main
+from explorer.errors import UnknownTopicError
+from explorer.query.engine import Explorer
+from explorer.query.topics import AREA, TOPIC, TopicTable, growth_line
+from tests.conftest import SEEDS
+
+NEW_PAPERS = [
+    {"id": "new-1", "title": "Protein folding with generative diffusion",
+     "abstract": "We fold proteins with a generative diffusion model over residue frames."},
+    {"id": "new-2", "title": "Millimetre robots walking on sand",
+     "abstract": "Millimetre-scale legged robots walk on granular media using learned gaits."},
+]
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words with a plural s dropped, for matching a name against the papers."""
+    return [w[:-1] if len(w) > 3 and w.endswith("s") else w
+            for w in re.findall(r"[a-z0-9]+(?:['-][a-z0-9]+)*", text.lower())]
+
+
+def _used_by(phrase: str, texts: list[str]) -> bool:
+    """True when some text holds the phrase's words in a row (plurals and hyphens folded)."""
+    wanted = " " + " ".join(_words(phrase.replace("-", " "))) + " "
+    return any(wanted in " " + " ".join(_words(t.replace("-", " "))) + " " for t in texts)
+
+
+def test_every_paper_has_a_broad_area_and_a_finer_topic_inside_it(seeds_explorer: Explorer):
+    table = seeds_explorer.topic_table
+    areas, fine = table.topics(AREA), table.topics(TOPIC)
+    assert 2 <= len(areas) < len(fine) and table.has_areas
+    for row, topic_id in enumerate(table.paper_topic):
+        topic = table.topic(topic_id)
+        assert topic.level == TOPIC and topic.parent is not None
+        assert row in table.rows(topic_id) and row in table.rows(topic.parent)
+    assert sum(a.size for a in areas) == sum(t.size for t in fine) == len(seeds_explorer.papers)
+    for area in areas:
+        assert area.children and all(table.topic(c).parent == area.topic_id for c in area.children)
+        assert area.size == sum(table.topic(c).size for c in area.children)
+
+
+def test_names_are_short_phrases_the_papers_use_not_bags_of_words(seeds_explorer: Explorer):
+    table = seeds_explorer.topic_table
+    names = [t.name for t in table.topics()]
+    assert len(set(t.name.lower() for t in table.topics(TOPIC))) == len(table.topics(TOPIC))
+    for topic in table.topics():
+        texts = [f"{p.title} {p.abstract}" for p in table.papers(topic.topic_id)]
+        parts = topic.name.split(" and ") if topic.level == AREA else [topic.name]
+        assert "," not in topic.name and not re.fullmatch(r"(topic|area) \d+", topic.name)
+        assert 1 <= len(topic.name.split()) <= (7 if topic.level == AREA else 3), names
+        for part in parts:
+            assert _used_by(part, texts), (topic.name, part)  # a phrase as its papers write it
+        assert topic.phrases[0] in topic.name and len(topic.phrases) >= 3
+
+
+def test_papers_come_most_central_first_and_neighbours_are_the_closest(seeds_explorer: Explorer):
+    table, vectors = seeds_explorer.topic_table, seeds_explorer.vectors
+    for topic in table.topics():
+        rows = table.rows(topic.topic_id)
+        centre = vectors[rows].astype(np.float64).mean(axis=0)
+        centre /= np.linalg.norm(centre)
+        if topic.level == TOPIC:  # closeness is to the paper's own (finer) topic
+            cosines = vectors[rows] @ centre
+            np.testing.assert_allclose([table.closeness(r) for r in rows], cosines, atol=2e-4)
+            assert list(rows) == list(rows[np.argsort(-cosines, kind="stable")])
+    fine = table.topics(TOPIC)
+    centres = {}
+    for t in fine:
+        mean = vectors[table.rows(t.topic_id)].astype(np.float64).mean(axis=0)
+        centres[t.topic_id] = mean / np.linalg.norm(mean)
+    for topic in fine:
+        others = sorted((t.topic_id for t in fine if t is not topic),
+                        key=lambda o: -centres[o] @ centres[topic.topic_id])
+        assert list(topic.neighbours) == others[:len(topic.neighbours)] and topic.neighbours
+
+
+def test_the_cli_json_is_what_the_library_says(capsys, seeds_index: Path,
+                                               seeds_explorer: Explorer):
+    assert main(["topics", "--index", str(seeds_index), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["topics"]
+    assert listed == [t.to_dict() for t in seeds_explorer.topics()]
+    fine = seeds_explorer.topics(TOPIC)[0]
+    assert main(["topic", fine.topic_id, "--index", str(seeds_index), "--json", "--k", "5"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown == json.loads(json.dumps(seeds_explorer.topic_table.report(fine.topic_id, 5)))
+    assert [p["paper_id"] for p in shown["papers"]] == [
+        p.paper_id for p in seeds_explorer.topic_papers(fine.topic_id, 5)]
+    assert main(["topic", fine.topic_id, "--index", str(seeds_index)]) == 0
+    text = capsys.readouterr().out
+    assert fine.name in text and seeds_explorer.topic(fine.parent).name in text
+    assert main(["topics", "--index", str(seeds_index)]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{t.topic_id} " in out and t.name in out for t in seeds_explorer.topics())
+    assert main(["topic", "42.7", "--index", str(seeds_index)]) == 1
+    error = capsys.readouterr().err
+    assert "No topic '42.7'" in error and "explorer topics" in error and "Traceback" not in error
+
+
+def test_the_topic_page_shows_what_the_library_says(seeds_explorer: Explorer):
+    from explorer.ui.topics import topic_page
+
+    area = seeds_explorer.topics(AREA)[0]
+    page = topic_page(seeds_explorer, area.topic_id, top_k=7)
+    assert [h.paper_id for h in page.hits] == [
+        p.paper_id for p in seeds_explorer.topic_papers(area.topic_id, 7)]
+    assert [t.topic_id for t in page.related["topics"]] == list(area.children)
+    assert page.report["growth"] == growth_line(seeds_explorer.topic_table.spread(area.topic_id))
+    with pytest.raises(UnknownTopicError, match="explorer topics"):
+        topic_page(seeds_explorer, "99")
+
+
+def test_the_growth_line_counts_years():
+    from explorer.corpus.papers import Paper
+
+    papers = [Paper(f"p{i}", "t", False, "a b c", year=year)
+              for i, year in enumerate([2019, 2023, 2023, 2021, None])]
+    corpus_map = {"x": [0.0] * 5, "y": [0.0] * 5, "topic": [0] * 5, "closeness": [1.0] * 5,
+                  "topics": [{"id": 0, "label": "a", "terms": ["a"], "size": 5}]}
+    spread = TopicTable(corpus_map, papers).spread("1")
+    assert growth_line(spread) == "5 papers, 2019-2023, most in 2023 (2), 1 without a year"
+    assert spread.counts == {2019: 1, 2021: 1, 2023: 2}
+
+
+HOSTILE = ('<img src=x onerror="alert(1)"> **bold** [link](javascript:alert(2)) '
+           ':red[red] $\\href{javascript:x}{y}$ <script>alert(3)</script>')
+
+
+def test_hostile_text_stays_inert_in_names(tmp_path: Path):
+    """Names of a built index are words (no markup characters survive); labels an old or
+    foreign map may hold are escaped for Markdown and for Plotly."""
+    from explorer.ui.map_figure import map_figure
+    from explorer.ui.topics import heading_markdown, map_zoom, name_markdown, phrases_markdown
+
+    corpus = tmp_path / "hostile.jsonl"
+    records = [{"id": f"h{i}", "title": f"Script alert onerror study {i}",
+                "abstract": f"{HOSTILE} Script alert onerror payloads in paper {i}. " * 2}
+               for i in range(8)]
+    corpus.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    build([corpus], tmp_path / "index", "default")
+    explorer = Explorer.open(tmp_path / "index")
+    for topic in explorer.topics():
+        for text in (topic.name, *topic.phrases):
+            assert not set(text) & set("<>[]()*$:`\\=\"") and text.strip()
+    bad = {**explorer.corpus_map, "topics": [
+        {**t, "label": HOSTILE, "terms": [HOSTILE]} for t in explorer.corpus_map["topics"]],
+        "areas": [{**a, "label": HOSTILE, "terms": [HOSTILE]}
+                  for a in explorer.corpus_map["areas"]]}
+    table = TopicTable(bad, explorer.papers)
+    raw = re.compile(r"(?<!\\)[<>\[\]()*:`$]")  # markup characters not escaped
+    for topic in table.topics():
+        badges = phrases_markdown(topic).replace(":gray-badge[", "").replace("] ", " ")
+        for markdown in (name_markdown(topic), heading_markdown(topic)[4:], badges[:-1]):
+            assert not raw.search(markdown), markdown
+        labels, _ = map_zoom(bad, table, topic.topic_id if topic.level == AREA else None)
+        figure = map_figure(bad, explorer.papers, labels=labels)
+        for annotation in figure.layout.annotations:
+            assert "<img" not in annotation.text and "<script" not in annotation.text
+            assert annotation.text.startswith("<b>") and "&lt;img" in annotation.text
+        assert all("<img" not in str(trace.name) for trace in figure.data)
+
+
+def _as_before(folder: Path) -> dict:
+    """Rewrite the index in `folder` as a build from before the two levels wrote it: the map's
+    topics with three-word labels, no areas, closeness or neighbours (checksums updated)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    entry = manifest["files"]["extras"]
+    extras = json.loads((folder / entry["name"]).read_text())
+    old = extras["map"]
+    for key in ("areas", "closeness"):
+        old.pop(key)
+    old["topics"] = [{"id": t["id"], "label": ", ".join(p.lower() for p in t["terms"][:3]),
+                      "terms": [p.lower() for p in t["terms"][:3]], "size": t["size"]}
+                     for t in old["topics"]]
+    data = json.dumps(extras).encode()
+    (folder / entry["name"]).write_bytes(data)
+    entry.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    del entry["crc32"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return old
+
+
+def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: Path):
+    from explorer.ui.links import Location
+    from explorer.ui.results import corpus_figure
+
+    old = _as_before(index_copy)
+    explorer = Explorer.open(index_copy)
+    table = explorer.topic_table
+    assert not table.has_areas and [t.name for t in explorer.topics()] == [
+        t["label"] for t in sorted(old["topics"], key=lambda t: t["id"])]
+    assert all(t.parent is None and t.level == TOPIC for t in explorer.topics())
+    assert sum(len(explorer.topic_papers(t.topic_id)) for t in explorer.topics()) == 71
+    figure = corpus_figure(explorer, Location(page="map"))
+    assert len(figure.layout.annotations) == len(old["topics"])
+    report = build([SEEDS], index_copy, "default")  # embeds nothing, keeps the layout
+    assert not report.up_to_date and report.embedded == 0
+    again = Explorer.open(index_copy)
+    assert again.topic_table.has_areas and again.corpus_map["x"] == old["x"]
+    assert again.corpus_map["topic"] == old["topic"]
+
+
+def test_an_update_keeps_topics_names_and_areas_consistent(index_copy: Path, tmp_path: Path):
+    before = Explorer.open(index_copy)
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text("\n".join(json.dumps(p) for p in NEW_PAPERS))
+    build([SEEDS, extra], index_copy, "default")
+    after = Explorer.open(index_copy)
+    assert after.corpus_map["changed"] == 2  # updated, not laid out afresh
+    assert [(t.topic_id, t.name, t.phrases, t.children, t.parent) for t in after.topics()] == [
+        (t.topic_id, t.name, t.phrases, t.children, t.parent) for t in before.topics()]
+    for paper in before.papers:
+        assert after.topic_table.paper_topic[after.row(paper.paper_id)] == (
+            before.topic_table.paper_topic[before.row(paper.paper_id)])
+    vectors = after.vectors
+    for new_id in ("new-1", "new-2"):  # the topic of the nearest paper already on the map
+        row = after.row(new_id)
+        others = [r for r in range(len(after.papers))
+                  if after.papers[r].paper_id not in ("new-1", "new-2")]
+        nearest = others[int(np.argmax(vectors[others] @ vectors[row]))]
+        assert after.topic_table.paper_topic[row] == after.topic_table.paper_topic[nearest]
+    assert sum(t.size for t in after.topics(AREA)) == 73
+    assert len(after.corpus_map["closeness"]) == 73
+
+
+def test_an_update_of_a_map_from_before_names_it_without_moving_it():
+    from tests.test_maps import _clustered, _hashes, _papers
+
+    vectors, _ = _clustered(30, 4)
+    papers = _papers(120)
+    first = maps.compute_map(papers[:115], vectors[:115])
+    old = {k: first[k] for k in ("x", "y", "topic", "method")}
+    old["topics"] = [{k: t[k] for k in ("id", "label", "terms", "size")} for t in first["topics"]]
+    updated = maps.update_map(papers, vectors, _hashes(papers[:115]), old)
+    assert updated["x"][:115] == first["x"] and updated["topic"][:115] == first["topic"]
+    assert updated["areas"] and all("area" in t for t in updated["topics"])
+
+
+def test_many_threads_get_the_answers_one_gets(seeds_index: Path):
+    explorer = Explorer.open(seeds_index)  # fresh: the table is built by the racing threads
+
+    def ask(number: int) -> tuple:
+        topics = explorer.topics()
+        chosen = topics[number % len(topics)]
+        return (tuple(t.to_dict()["id"] for t in topics), chosen.name,
+                tuple(p.paper_id for p in explorer.topic_papers(chosen.topic_id, 10)),
+                json.dumps(explorer.topic_table.report(chosen.topic_id, 5)))
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(ask, range(64)))
+    alone = Explorer.open(seeds_index)
+    expected = [None] * 64
+    for number in range(64):
+        topics = alone.topics()
+        chosen = topics[number % len(topics)]
+        expected[number] = (tuple(t.topic_id for t in topics), chosen.name,
+                            tuple(p.paper_id for p in alone.topic_papers(chosen.topic_id, 10)),
+                            json.dumps(alone.topic_table.report(chosen.topic_id, 5)))
+    assert answers == expected
+    assert dataclasses.is_dataclass(alone.topics()[0])
+
+
+def test_the_app_shows_the_library_topic_and_an_unknown_one_as_the_list(seeds_index: Path,
+                                                                       seeds_explorer: Explorer,
+                                                                       monkeypatch):
+    from tests.test_app import card_ids, click, run_app
+
+    fine = seeds_explorer.topics(TOPIC)[1]
+    app = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": fine.topic_id})
+    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.topic_id, 20)]
+    assert any(fine.name in m.value for m in app.markdown)
+    assert any(seeds_explorer.topic_table.report(fine.topic_id)["growth"] in c.value
+               for c in app.caption)
+    click(app, f"topic-in-{fine.parent}")
+    assert app.query_params["topic"] == fine.parent
+    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.parent, 20)]
+    listing = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": "77.7"})
+    keys = {b.key for b in listing.button if b.key and b.key.startswith("topics-")}
+    assert keys == {f"topics-{t.topic_id}" for t in seeds_explorer.topics()}
+    zoomed = run_app(seeds_index, monkeypatch, {"view": "map", "topic": fine.parent})
+    assert zoomed.selectbox(key=f"zoom-{fine.parent}").value == fine.parent
+
+
+def test_a_paper_page_links_its_topic(seeds_index: Path, seeds_explorer: Explorer, monkeypatch):
+    from tests.test_app import card_ids, click, run_app
+
+    paper = seeds_explorer.papers[5]
+    topic_id = seeds_explorer.topic_table.paper_topic[5]
+    app = run_app(seeds_index, monkeypatch, {"paper": paper.paper_id})
+    click(app, f"open-topic-{topic_id}")
+    assert app.query_params["view"] == "topic" and app.query_params["topic"] == topic_id
+    assert card_ids(app, "t")[:3] == [p.paper_id for p in seeds_explorer.topic_papers(topic_id, 3)]
