@@ -433,6 +433,10 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     shown = topics.topic_page(explorer, topic_id)
     st.markdown(topics.heading_markdown(shown.topic))
     st.caption(escape_markdown(shown.report["growth"]))
+    if found := topics.topic_years(explorer, topic_id):
+        st.plotly_chart(years.chart(found[0]), key="topic-years", config=years.CONFIG)
+        if found[1] is not None:
+            st.caption(found[1].sentence())
     st.markdown(topics.phrases_markdown(shown.topic))
     for label, related in shown.related.items():
         with st.container(horizontal=True, vertical_alignment="center"):

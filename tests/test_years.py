@@ -215,6 +215,28 @@ def test_the_app_draws_the_chart_and_hides_it_without_years(years_index, seeds_i
     assert not any(c.value.startswith("Years of the") for c in seeds.caption)
 
 
+def test_a_topic_page_shows_its_papers_years_and_whether_it_is_recent(years_index, sample,  # noqa: F811
+                                                                      monkeypatch):
+    """Issue 14: a topic page shows how its papers spread over the years and whether the topic
+    is more recent than the corpus: the counts are its papers' years, the trend is theirs."""
+    from explorer.ui.topics import topic_years
+    from tests.test_app import run_app
+
+    topic = max(sample.topics("topic"), key=lambda t: len(sample.topic_papers(t.topic_id)))
+    papers = sample.topic_papers(topic.topic_id)
+    found = topic_years(sample, topic.topic_id)
+    assert found is not None
+    counts, _ = brute_counts(SimpleNamespace(paper=p) for p in papers if p.year in range(1000, 2101))
+    assert dict(found[0].counts) == counts
+    trend = found[1]
+    assert trend is not None and trend.dated == sum(counts.values())
+    recent = sum(n for year, n in counts.items() if trend.first <= year <= trend.last)
+    assert trend.recent == recent
+    app = run_app(years_index, monkeypatch, {"view": "topic", "topic": topic.topic_id})
+    assert not app.exception and len(app.get("plotly_chart")) == 1
+    assert trend.sentence() in [c.value for c in app.caption]
+
+
 # -- the CLI ----------------------------------------------------------------------------------
 def run(capsys, *argv: str) -> tuple[int, str]:
     code = main(list(argv))

@@ -18,6 +18,7 @@ from explorer.errors import UnknownTopicError
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.query.topics import AREA, Topic, TopicTable
+from explorer.query.years import Growth, YearSpread, corpus_spread, growth, spread
 from explorer.ui.text import escape_markdown, plain
 
 PAPERS_SHOWN = 20
@@ -105,6 +106,15 @@ def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> 
     hits = [Hit(rank=p["rank"], score=p["closeness"], percentile=None,
                 paper=explorer.paper(p["paper_id"])) for p in report["papers"]]
     return Page(topic, report, related, hits)
+
+
+def topic_years(explorer: Explorer, topic_id: str) -> tuple[YearSpread, Growth | None] | None:
+    """The years of all the topic's papers and whether it is more recent than the corpus
+    (query/years.py: the same measure as a ranking's); None when none of them has a year."""
+    years = spread(explorer.topic_papers(topic_id), "papers of this topic")
+    if not years.counts:
+        return None
+    return years, growth(years, corpus_spread(explorer))
 
 
 def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | None
