@@ -106,3 +106,120 @@ def test_two_threads_embedding_documents_at_once_get_serial_vectors(backend: str
     together = _together(lambda i: embedder.embed_documents(texts[::-1] if i else texts), 2)
     np.testing.assert_allclose(together[0], alone, rtol=0, atol=ATOL)
     np.testing.assert_allclose(together[1], alone[::-1], rtol=0, atol=ATOL)
+
+
+# -- batching: questions that arrive together share model runs and index scans ----------------
+def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_explorer: Explorer):
+    """VectorIndex.search of up to FEW_QUERIES queries: every query's scores and rows are
+    bit for bit those of its search alone, on each path (small flat, a big flat index split
+    into parallel ranges and scanned in blocks, HNSW), with a duplicated row for ties."""
+    from explorer.index import dense
+
+    vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
+    rng = np.random.default_rng(3)
+    queries = vectors[rng.choice(len(vectors), dense.FEW_QUERIES)]
+    queries = queries + 0.05 * rng.normal(size=queries.shape).astype(np.float32)
+    for kind, split in (("flat", False), ("flat", True), ("hnsw", False)):
+        if split:  # the 76 rows searched as ranges of a "big" index, in blocks of 8 rows
+            monkeypatch.setattr(dense, "SPLIT_ROWS", 16)
+            monkeypatch.setattr(dense, "BLOCK_ROWS", 8)
+            assert dense._parts(len(vectors), len(queries)) >= 1
+        index = dense.VectorIndex.build(vectors, kind)
+        scores, rows = index.search(queries, 30)
+        for i, query in enumerate(queries):
+            alone_scores, alone_rows = index.search(query, 30)
+            np.testing.assert_array_equal(rows[i], alone_rows[0], err_msg=f"{kind} {split}")
+            np.testing.assert_array_equal(scores[i], alone_scores[0], err_msg=f"{kind} {split}")
+
+
+def _recording(monkeypatch) -> dict[str, list[int]]:
+    """Sizes of the question runs and of the index searches made from now on."""
+    from explorer.index.dense import VectorIndex
+    from explorer.model.runtimes import ExportedModel
+
+    sizes: dict[str, list[int]] = {"questions": [], "searches": []}
+    embed, search = ExportedModel.embed, VectorIndex.search
+
+    def recorded_embed(self, texts, batch_size, latency=False):
+        if latency:
+            sizes["questions"].append(len(texts))
+        return embed(self, texts, batch_size, latency)
+
+    def recorded_search(self, queries, top_k, allowed=None):
+        sizes["searches"].append(len(np.atleast_2d(queries)))
+        return search(self, queries, top_k, allowed)
+
+    monkeypatch.setattr(ExportedModel, "embed", recorded_embed)
+    monkeypatch.setattr(VectorIndex, "search", recorded_search)
+    return sizes
+
+
+@pytest.mark.parametrize("backend", [ONNX, OPENVINO])
+def test_batched_answers_are_the_answers_of_one_thread_without_batching(
+        monkeypatch, backend: str, seeds_index: Path):
+    """8 threads x 20 fresh questions at once through `search` (hybrid: model, FAISS, BM25,
+    feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
+    the same papers in the same order, the same scores up to float rounding (a question's
+    vector in a batch of several differs from its vector alone in the last bits), and the
+    threads' questions were in fact batched, in the model and in the index."""
+    from explorer.index import dense
+
+    _loadable(backend)
+    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds take the big index's path
+    monkeypatch.setattr(dense, "BLOCK_ROWS", 8)
+    alone = Explorer.open(seeds_index, backend=backend, batch=False)
+    expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
+    sizes = _recording(monkeypatch)
+    shared = Explorer.open(seeds_index, backend=backend)
+    shared.search("warm up the model and the lexical channel")
+    answers = _together(lambda i: [[(h.paper_id, h.score) for h in shared.search(q, 10)]
+                                   for q in QUESTIONS[i::THREADS]])
+    for i, session in enumerate(answers):
+        for question, hits in zip(QUESTIONS[i::THREADS], session):
+            assert [pid for pid, _ in hits] == [pid for pid, _ in expected[question]], question
+            np.testing.assert_allclose([s for _, s in hits], [s for _, s in expected[question]],
+                                       rtol=0, atol=1e-6)
+    assert max(sizes["questions"]) > 1 and max(sizes["searches"]) > 1, sizes
+    assert sum(sizes["questions"]) == len(QUESTIONS) + 1  # every question embedded once
+
+
+def test_a_batcher_hands_each_caller_its_own_answer_and_error():
+    """The batcher's plumbing with a stand-in `answer` (the real ones are tested above): each
+    caller gets its item's answer, one bad item fails only its caller, at most `workers`
+    batches run at once, and a lone caller runs at once."""
+    from explorer.batching import Batcher
+
+    running, most, lock = [0], [0], threading.Lock()
+    sizes: list[int] = []
+
+    def answer(items: list[int]) -> list[int]:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            sizes.append(len(items))
+        try:
+            if 13 in items:
+                raise ValueError("unlucky")
+            threading.Event().wait(0.005)
+            return [item * 2 for item in items]
+        finally:
+            with lock:
+                running[0] -= 1
+
+    batcher = Batcher(answer, limit=4, workers=2)
+    assert batcher(5) == 10 and sizes == [1]
+
+    def caller(i: int) -> list:
+        found = []
+        for item in range(i * 10, i * 10 + 10):
+            try:
+                found.append(batcher(item))
+            except ValueError as exc:
+                found.append(str(exc))
+        return found
+
+    results = _together(caller)
+    for i, found in enumerate(results):
+        items = range(i * 10, i * 10 + 10)
+        assert found == ["unlucky" if item == 13 else item * 2 for item in items]
+    assert most[0] <= 2 and max(sizes) <= 4 and max(sizes) > 1
