@@ -109,27 +109,40 @@ def test_two_threads_embedding_documents_at_once_get_serial_vectors(backend: str
 
 
 # -- batching: questions that arrive together share model runs and index scans ----------------
+def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> None:
+    for size in (2, 4, len(queries)):  # below and from BLAS_QUERIES
+        scores, rows = index.search(queries[:size], top_k)
+        for i, query in enumerate(queries[:size]):
+            alone_scores, alone_rows = index.search(query, top_k)
+            np.testing.assert_array_equal(rows[i], alone_rows[0], err_msg=f"{label} {size}")
+            np.testing.assert_array_equal(scores[i], alone_scores[0], err_msg=f"{label} {size}")
+
+
 def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_explorer: Explorer):
     """VectorIndex.search of up to FEW_QUERIES queries: every query's scores and rows are
-    bit for bit those of its search alone, on each path (small flat, a big flat index split
-    into parallel ranges and scanned in blocks, HNSW), with a duplicated row for ties."""
+    bit for bit those of its search alone, on each path (small flat; a big flat index split
+    into parallel ranges or, from BLAS_QUERIES queries, candidates from one BLAS product
+    scored again; HNSW), with duplicated rows for ties."""
     from explorer.index import dense
 
     vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
     rng = np.random.default_rng(3)
     queries = vectors[rng.choice(len(vectors), dense.FEW_QUERIES)]
     queries = queries + 0.05 * rng.normal(size=queries.shape).astype(np.float32)
-    for kind, split in (("flat", False), ("flat", True), ("hnsw", False)):
-        if split:  # the 76 rows searched as ranges of a "big" index, in blocks of 8 rows
-            monkeypatch.setattr(dense, "SPLIT_ROWS", 16)
-            monkeypatch.setattr(dense, "BLOCK_ROWS", 8)
-            assert dense._parts(len(vectors), len(queries)) >= 1
-        index = dense.VectorIndex.build(vectors, kind)
-        scores, rows = index.search(queries, 30)
-        for i, query in enumerate(queries):
-            alone_scores, alone_rows = index.search(query, 30)
-            np.testing.assert_array_equal(rows[i], alone_rows[0], err_msg=f"{kind} {split}")
-            np.testing.assert_array_equal(scores[i], alone_scores[0], err_msg=f"{kind} {split}")
+    for kind in ("flat", "hnsw"):
+        _alone_and_batched(dense.VectorIndex.build(vectors, kind), queries, 30, kind)
+    big = rng.normal(size=(dense.SPLIT_ROWS + 5000, 64)).astype(np.float32)
+    big /= np.linalg.norm(big, axis=1, keepdims=True)
+    big[-300:] = big[:300]  # ties across the parallel ranges
+    big_queries = big[rng.choice(len(big), dense.FEW_QUERIES)] + 0.3 * rng.normal(
+        size=(dense.FEW_QUERIES, 64)).astype(np.float32)
+    index = dense.VectorIndex.build(big, "flat")
+    assert dense._parts(index.count, dense.FEW_QUERIES) >= 1
+    _alone_and_batched(index, big_queries, 200, "big flat")
+    monkeypatch.setattr(dense, "RESCORED", 0)  # no room: every batched query searched again
+    _alone_and_batched(index, big_queries, 200, "big flat, no room")
+    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds as a big index
+    _alone_and_batched(dense.VectorIndex.build(vectors, "flat"), queries, 30, "split seeds")
 
 
 def _recording(monkeypatch) -> dict[str, list[int]]:
@@ -166,7 +179,6 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
 
     _loadable(backend)
     monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds take the big index's path
-    monkeypatch.setattr(dense, "BLOCK_ROWS", 8)
     alone = Explorer.open(seeds_index, backend=backend, batch=False)
     expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
     sizes = _recording(monkeypatch)
