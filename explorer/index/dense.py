@@ -119,29 +119,27 @@ class VectorIndex:
 
     def _batch_search(self, queries: np.ndarray, top_k: int, parts: int
                       ) -> tuple[np.ndarray, np.ndarray]:
-        """_split_search's answer for each of several queries (m, d), from one BLAS product.
+        """_split_search's answer for each of several queries (m, d), from BLAS products over
+        the same row ranges.
 
-        BLAS rounds its sums otherwise than FAISS's scan of one query, so its top
-        top_k + RESCORED rows are only candidates: they are scored again as a query alone is
-        scored (the same kernel), and a query whose k-th score a row outside them might reach
-        within the rounding bound is searched alone."""
+        BLAS rounds its sums otherwise than FAISS's scan of one query, so the top
+        top_k + RESCORED rows of each range are only candidates: they are scored again as a
+        query alone is scored (the same kernel), and a query whose k-th score a row outside
+        them might reach within the rounding bound is searched alone."""
         vectors = self.vectors()
-        wanted = min(top_k + RESCORED, self.count)
         with _blas(self.dimension):
-            approx, rows = faiss.knn(queries, vectors, wanted, metric=faiss.METRIC_INNER_PRODUCT)
+            _, rows, floors = _scan(vectors, queries, top_k, parts)
         exact = np.empty(rows.shape, dtype=np.float32)
         faiss.fvec_inner_products_by_idx(
             faiss.swig_ptr(exact), faiss.swig_ptr(queries), faiss.swig_ptr(vectors),
-            faiss.swig_ptr(rows), self.dimension, len(queries), wanted)
-        order = np.lexsort((rows, -exact), axis=1)[:, :top_k]
-        scores = np.take_along_axis(exact, order, axis=1)
-        rows = np.take_along_axis(rows, order, axis=1)
+            faiss.swig_ptr(rows), self.dimension, len(queries), rows.shape[1])
+        scores, rows = _best(exact, rows, top_k)
         if self._longest is None:
             self._longest = float(np.sqrt((vectors * vectors).sum(axis=1).max()))
         # |BLAS - scan| <= 2 * gamma_d * |q| * |v| for any summation order (gamma_d ~ d * 2^-24)
         unit = np.finfo(np.float32).eps / 2
         slack = 2 * self.dimension * unit / (1 - self.dimension * unit)
-        bound = approx[:, -1] + slack * np.linalg.norm(queries, axis=1) * self._longest
+        bound = floors + slack * np.linalg.norm(queries, axis=1) * self._longest
         for i in np.flatnonzero(bound >= scores[:, -1]):
             found = _split_search(vectors, queries[i:i + 1], top_k, parts)
             scores[i], rows[i] = found[0][0], found[1][0]
@@ -178,19 +176,35 @@ def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: i
     alone (FAISS scans each query on its own in batches this small; ties come lower row
     first), whatever the ranges and the batch.
     """
+    scores, rows, _ = _scan(vectors, queries, top_k, parts)
+    return _best(scores, rows, top_k)
+
+
+def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """FAISS's top top_k + RESCORED rows of each of `parts` row ranges, in parallel threads
+    (room beyond top_k, so that rows tied with the k-th are all kept for the cut) -> (scores,
+    rows (m, parts * kept)) and, per query, the highest score a row left out may have."""
     bounds = [int(bound) for bound in np.linspace(0, len(vectors), parts + 1)]
 
     def part(i: int) -> tuple[np.ndarray, np.ndarray]:
         faiss.omp_set_num_threads(1)  # per thread: this worker's own FAISS calls
         start, end = bounds[i], bounds[i + 1]
-        # room beyond top_k, so that rows tied with the k-th are all kept for the cut
         scores, rows = faiss.knn(queries, vectors[start:end], min(top_k + RESCORED, end - start),
                                  metric=faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, rows + start, -1)
 
     found = list(_pool().map(part, range(parts))) if parts > 1 else [part(0)]
-    scores = np.concatenate([f[0] for f in found], axis=1)
-    rows = np.concatenate([f[1] for f in found], axis=1)
+    floors = np.full(len(queries), -np.inf, dtype=np.float32)
+    for (scores, _), start, end in zip(found, bounds, bounds[1:]):
+        if scores.shape[1] < end - start:  # rows of this range were left out
+            floors = np.maximum(floors, scores[:, -1])
+    return (np.concatenate([f[0] for f in found], axis=1),
+            np.concatenate([f[1] for f in found], axis=1), floors)
+
+
+def _best(scores: np.ndarray, rows: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's top_k of (scores, rows) (m, c): highest score first, ties lower row first."""
     order = np.lexsort((rows, -scores), axis=1)[:, :top_k]
     return np.take_along_axis(scores, order, axis=1), np.take_along_axis(rows, order, axis=1)
 
