@@ -16,10 +16,12 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
+from explorer.collections.store import Collections
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
-from explorer.ui import page, public
+from explorer.ui import collections as saved
+from explorer.ui import drafts, page, public, twins
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
 from explorer.ui.map_figure import caption, clicked_paper_id
@@ -109,8 +111,9 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
 
 def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], prefix: str,
             terms: bool = True) -> None:
+    lifted = page.lifted(hits)
     for hit, (spans, shared) in zip(hits, lights):
-        note = page.terms_note(shared) if terms else ""
+        note = page.terms_note(shared, hit.paper_id in lifted) if terms else ""
         hit_ui(location, hit, f"{prefix}-{hit.paper_id}", spans, note)
 
 
@@ -167,14 +170,50 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         button("Show on the map", replace(location, page="map"), icon=":material/map:", key="open-map")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
+    relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
 
 
+def relatives_ui(location: Location, shown: Sequence[twins.Shown], key: str) -> None:
+    """A paper's close relatives: each with its cosine, facts and the sentences tying them."""
+    st.markdown(twins.PART)
+    st.caption(twins.PART_NOTE.format(threshold=twins.DEFAULT_THRESHOLD))
+    if not shown:
+        st.caption(twins.NONE.format(threshold=twins.DEFAULT_THRESHOLD))
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"{key}-{number}", papers=(pair.other,))
+
+
+def pair_ui(location: Location, pair: twins.Shown, key: str, papers: Sequence) -> None:
+    with st.container(border=True, key=f"twin-{key}"):
+        st.markdown(twins.score_markdown(pair))
+        for number, paper in enumerate(papers):
+            text, opener = st.columns([6, 1.2], vertical_alignment="center")
+            text.markdown(twins.paper_markdown(paper))
+            with opener:
+                button("Open", replace(location, page="paper", paper_id=paper.paper_id),
+                       key=f"{key}-open-{number}", type="tertiary", icon=":material/article:")
+        st.markdown(twins.sentences_markdown(pair))
+
+
+def twins_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    st.markdown(twins.TITLE)
+    try:
+        shown, intro = twins.corpus_pairs(explorer, location.top_k), twins.intro_markdown(explorer)
+    except ExplorerError:  # an index built before relatives were stored
+        st.warning(twins.missing_markdown(hint))
+        return
+    st.caption(intro)
+    for number, pair in enumerate(shown):
+        pair_ui(location, pair, f"all-{number}", papers=(pair.paper, pair.other))
+
+
 def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     st.markdown("### Marked papers")
+    collections_ui(explorer, location)
     if not location.like and not location.unlike:
         st.info(page.MARK_HINT)
     for label, ids in ((":material/thumb_up: More like these", location.like),
@@ -200,6 +239,131 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
                 terms=False)
+
+
+# -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
+def collection_store() -> Collections:
+    return Collections.at(Settings.from_env().data_dir)
+
+
+def on_collection(action, *args) -> None:
+    """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
+    try:
+        outcome = action(collection_store(), *args)
+    except ExplorerError as exc:
+        st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
+        return
+    st.session_state.collection, st.session_state.collection_note = outcome.opened, (
+        "success", outcome.message)
+    if outcome.location != st.session_state.location:
+        go(outcome.location)
+
+
+def collections_ui(explorer: Explorer, location: Location) -> None:
+    """Save the liked papers as a collection; open, save, rename, share or delete one."""
+    store, opened = collection_store(), st.session_state.get("collection")
+    kind, note = st.session_state.pop("collection_note", (None, ""))
+    if kind:
+        (st.error if kind == "error" else st.success)(note)
+    with st.container(border=True, key="collections"):
+        if opened:
+            open_collection_ui(store, opened, location)
+        listing = store.listing()
+        for problem in saved.problems_markdown(listing):
+            st.warning(problem)
+        names = [collection.name for collection in listing.collections]
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
+                         placeholder=saved.NO_COLLECTIONS, disabled=not names)
+            st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
+                      on_click=lambda: on_collection(
+                          saved.open_collection, st.session_state.collection_pick, location, explorer))
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
+            st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
+                      on_collection(saved.save_new, st.session_state.collection_name, location))
+
+
+def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
+    try:
+        changed = saved.is_changed(opened, store, location)
+    except ExplorerError as exc:  # deleted or broken elsewhere: it is no longer open here
+        st.session_state.collection = None
+        st.warning(saved.error_markdown(str(exc)))
+        return
+    st.caption(saved.open_caption(opened, location))
+    if opened.missing:
+        st.warning(saved.missing_markdown(opened.missing), icon=":material/help:")
+    with st.container(horizontal=True):
+        st.button("Save changes", key="collection-update", disabled=not changed,
+                  icon=":material/save:", on_click=on_collection,
+                  args=(saved.save_changes, opened, location))
+        with st.popover("Rename", icon=":material/edit:"):
+            box = saved.rename_key(opened)  # a fresh box for each open collection
+            st.text_input("New name", key=box, value=opened.name)
+            st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
+                saved.rename_open, opened, st.session_state[box], location))
+        with st.popover("Share", icon=":material/link:"):
+            url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
+            st.code(url, language=None, wrap_lines=True)
+            if cut:
+                st.caption(cut)
+        with st.popover("Delete", icon=":material/delete:"):
+            st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
+                      type="primary", on_click=on_collection,
+                      args=(saved.delete_open, opened, location))
+
+
+# -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
+def on_check(explorer: Explorer) -> None:
+    """Check the draft (the button's callback): keep the answer, or why there is none."""
+    state = st.session_state
+    given = drafts.Given(state.get("draft_text", ""), state.get("draft_file"), state.get("draft_bib"),
+                         state.get("draft_cited"), state.get("draft_collection"))
+    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_store(),
+                                                          state.location.top_k)
+
+
+def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    st.markdown("### Check my draft")
+    st.caption(drafts.INTRO)
+    st.text_area(drafts.TEXT_LABEL, key="draft_text", height=200, placeholder=drafts.TEXT_HINT)
+    st.file_uploader(drafts.FILE_LABEL, type=drafts.DRAFT_SUFFIXES, key="draft_file")
+    source = st.radio(drafts.CITED_LABEL, drafts.CITED_SOURCES, key="draft_cited", horizontal=True)
+    if source == drafts.UPLOAD:
+        st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib")
+    elif source == drafts.SAVED:
+        names = [collection.name for collection in collection_store().listing().collections]
+        st.selectbox(saved.OPEN_LABEL, names, key="draft_collection", format_func=saved.option_label,
+                     placeholder=saved.NO_COLLECTIONS, disabled=not names)
+    st.button("Check my draft", key="draft-check", type="primary", icon=":material/fact_check:",
+              on_click=on_check, args=(explorer,))
+    if st.session_state.get("draft_error"):
+        st.error(st.session_state.draft_error)
+    if st.session_state.get("draft_checked"):
+        missed_ui(explorer, location, st.session_state.draft_checked, root)
+
+
+def missed_ui(explorer: Explorer, location: Location, checked: drafts.Checked, root: str) -> None:
+    result = checked.result
+    if checked.cited_note:
+        st.caption(checked.cited_note)
+    for note in result.notes:
+        st.info(escape_markdown(note), icon=":material/info:")
+    if not result.papers:
+        st.warning(drafts.NO_RESULTS)
+        return
+    st.caption(drafts.summary_markdown(result, len(explorer.papers)))
+    for passage, papers in result.groups():
+        st.markdown(drafts.passage_markdown(passage.number, passage.text))
+        for paper in papers:
+            hit_ui(location, paper.hit, f"d-{paper.paper_id}", drafts.paper_spans(paper),
+                   drafts.card_note(paper, passage))
+    marked = drafts.marked_papers(result, location.like)
+    st.download_button(drafts.EXPORT_LABEL.format(count=len(marked)),
+                       to_bibtex(public.public_items(marked, root)), "papers-to-add.bib",
+                       "application/x-bibtex", key="draft-export", disabled=not marked,
+                       icon=":material/download:", on_click="ignore")
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -287,7 +451,8 @@ def app_ui(folder: str, model: str | None = None) -> None:
                   placeholder=page.PLACEHOLDER, label_visibility="collapsed")
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
-    show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui}[location.page]
+    show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,
+            "draft": draft_ui, "twins": twins_ui}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
 
 

@@ -107,9 +107,11 @@ def machine() -> dict[str, Any]:
         pass
     model = next((line.split(":", 1)[1].strip() for line in flags.splitlines()
                   if line.startswith("Model name")), platform.processor())
-    wanted = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+    wanted = ("avx2", "avx512f", "avx_vnni", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
     present = [flag for flag in wanted if flag in cpu_flags()]
-    return {"cpu": model, "flags": " ".join(present) or "none of " + " ".join(wanted),
+    absent = [flag for flag in wanted if flag not in present]
+    named = " ".join(present) or "none"
+    return {"cpu": model, "flags": named + (f"; not {' '.join(absent)}" if absent else ""),
             "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

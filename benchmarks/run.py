@@ -1,8 +1,9 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
-NAME is one of: embed, query, build, coldstart, large, ndcg, app, ray, load. Each prints a
-markdown table (the product's path beside a plain baseline measured in the same run, with the
-ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
+NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib.
+Each prints a markdown table (the product's path beside a plain baseline measured in the same
+run, with the ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See
+benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import importlib
 import sys
 
 BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
-              "build": "benchmarks.build_time", "coldstart": "benchmarks.coldstart",
+              "build": "benchmarks.build_time", "wholebuild": "benchmarks.whole_build",
+              "coldstart": "benchmarks.coldstart",
               "large": "benchmarks.large", "ndcg": "benchmarks.ndcg", "app": "benchmarks.app",
-              "ray": "benchmarks.ray_scaling", "load": "benchmarks.load"}
+              "ray": "benchmarks.ray_scaling", "load": "benchmarks.load",
+              "bib": "benchmarks.bibliography"}
 
 
 def main(argv: list[str]) -> int:

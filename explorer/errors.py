@@ -23,3 +23,15 @@ class IndexInvalidError(ExplorerError):
 
 class UnknownPaperError(ExplorerError):
     """A paper id is not in the index."""
+
+
+class CollectionError(ExplorerError):
+    """A saved collection is missing, already exists, or its file cannot be read."""
+
+
+class DraftError(ExplorerError):
+    """A draft given to "what did I miss" is empty, too long, or not text."""
+
+
+class ThresholdError(ExplorerError):
+    """A similarity threshold (or count) that this index cannot answer for."""

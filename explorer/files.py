@@ -92,20 +92,25 @@ def checksum_stream(handle: BinaryIO, kind: str) -> str:
     return f"{crc:08x}" if digest is None else digest.hexdigest()
 
 
+BUSY = ("another build is writing {folder} (pid {pid}); wait for it to finish (or stop it) and "
+        "run this build again, or give it longer with --wait SECONDS.")
+
+
 class FolderLock:
     """An exclusive lock on a folder (`flock` on `<folder>/.build.lock`), held by one process.
 
-    Waits up to `wait` seconds for another holder, then raises ExplorerError naming it. The
-    kernel releases the lock when its process dies, even by kill -9, so it never goes stale.
+    Waits up to `wait` seconds for another holder, then raises ExplorerError naming it (`busy`,
+    with {folder} and {pid}). The kernel releases the lock when its process dies, even by
+    kill -9, so it never goes stale. `name`: another lock file, for another kind of writer.
     """
 
-    def __init__(self, folder: Path, wait: float) -> None:
-        self.folder, self.wait = folder, wait
+    def __init__(self, folder: Path, wait: float, *, name: str = LOCK_NAME, busy: str = BUSY) -> None:
+        self.folder, self.wait, self.name, self.busy = folder, wait, name, busy
         self._fd: int | None = None
 
     def __enter__(self) -> FolderLock:
         make_dirs(self.folder)
-        fd = os.open(self.folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.folder / self.name, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + max(0.0, self.wait)
         while True:
             try:
@@ -115,10 +120,7 @@ class FolderLock:
                 if time.monotonic() >= deadline:
                     holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
                     os.close(fd)
-                    raise ExplorerError(
-                        f"another build is writing {self.folder} (pid {holder}); wait for it to "
-                        f"finish (or stop it) and run this build again, or give it longer with --wait "
-                        f"SECONDS.") from None
+                    raise ExplorerError(self.busy.format(folder=self.folder, pid=holder)) from None
                 time.sleep(0.1)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from explorer.errors import ExplorerError
 
+APP_NAME = "paper-explorer"  # the folder name of the cache and the user data folder
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_INDEX_DIR = "embeddings"
 DEFAULT_CORPUS = "seeds"  # what `explorer build` reads when given no paths
@@ -30,7 +31,8 @@ class Settings:
     EXPLORER_MODEL, None when neither was given: search, similar and recommend then use the
     model the index records; given, it replaces the recorded one (e.g. a model folder that
     moved) and must still have the index's fingerprint. `cache_dir` holds derived files kept
-    between runs: model exports (models/) and `explorer eval` indexes (eval/).
+    between runs: model exports (models/) and `explorer eval` indexes (eval/). `data_dir`
+    holds the user's own files: saved collections (collections/).
     """
 
     index_dir: Path = Path(DEFAULT_INDEX_DIR)
@@ -39,6 +41,7 @@ class Settings:
     batch_size: int = DEFAULT_BATCH_SIZE
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     cache_dir: Path = field(default_factory=lambda: default_cache_dir({}))  # ~/.cache/...
+    data_dir: Path = field(default_factory=lambda: default_data_dir({}))  # ~/.local/share/...
     debug: bool = False
 
     @classmethod
@@ -51,8 +54,8 @@ class Settings:
         batch_size: int | None = None,
     ) -> Settings:
         """Flags win over EXPLORER_INDEX / EXPLORER_MODEL / EXPLORER_MAX_FILE_BYTES /
-        EXPLORER_CACHE / EXPLORER_DEBUG, which win over the defaults. Raises ExplorerError for
-        a size that is not a positive number."""
+        EXPLORER_CACHE / EXPLORER_DATA / EXPLORER_DEBUG, which win over the defaults. Raises
+        ExplorerError for a size that is not a positive number."""
         env = os.environ if environ is None else environ
         chosen = model or env.get("EXPLORER_MODEL") or None
         return cls(
@@ -63,6 +66,7 @@ class Settings:
             max_file_bytes=parse_size(env.get("EXPLORER_MAX_FILE_BYTES") or "",
                                       DEFAULT_MAX_FILE_BYTES),
             cache_dir=default_cache_dir(env),
+            data_dir=default_data_dir(env),
             debug=env.get("EXPLORER_DEBUG", "").strip() not in ("", "0"),
         )
 
@@ -74,7 +78,19 @@ def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     if explicit:
         return Path(explicit).expanduser()
     base = env.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "paper-explorer"
+    return Path(base) / APP_NAME
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """EXPLORER_DATA, else the platform's user data folder (platformdirs: on Linux
+    $XDG_DATA_HOME/paper-explorer, else ~/.local/share/paper-explorer)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("EXPLORER_DATA")
+    if explicit:
+        return Path(explicit).expanduser()
+    import platformdirs  # here, not at import: nothing reads folders when settings is imported
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def thread_limit(environ: Mapping[str, str] | None = None) -> int | None:

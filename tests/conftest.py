@@ -15,6 +15,15 @@ SEEDS = ROOT / "seeds"
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
+    """EXPLORER_DATA in a temp folder: no test (nor the app it starts) reads or writes the
+    user's own saved collections."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EXPLORER_DATA", str(tmp_path_factory.mktemp("user-data")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors). Read-only."""

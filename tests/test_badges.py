@@ -75,7 +75,8 @@ def test_each_verb_says_what_its_score_is_compared_with(seeds_explorer: Explorer
     paper_id = target(ex, PARAPHRASES[0][1])
     vector = ex.embed_query(PARAPHRASES[0][0])
     assert {h.compared_with for h in ex.search_vector(vector, 3)} == {QUESTIONS}
-    assert {h.compared_with for h in ex.similar_to_text("graph edit distance", 3)} == {QUESTIONS}
+    abstract = ex.papers[0].abstract  # a pasted document is ranked and placed as a paper
+    assert {h.compared_with for h in ex.similar_to_text(abstract, 3)} == {PAPERS}
     assert {h.compared_with for h in ex.recommend([paper_id], top_k=3)} == {PAPERS}
     assert {h.compared_with for h in ex.recommend([], query="graph edit distance", top_k=3)} == {
         QUESTIONS}

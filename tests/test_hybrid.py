@@ -10,6 +10,7 @@ from explorer.errors import IndexInvalidError
 from explorer.index.lexical import SETTINGS, LexicalIndex, Tokenizer
 from explorer.query.engine import Explorer, Filters
 from explorer.query.ranking import (
+    LEXICAL_WEIGHT,
     absolute_fusion,
     blend_fusion,
     mmr,
@@ -142,11 +143,17 @@ def test_absolute_fusion_by_hand():
 
 
 def test_a_weak_lexical_match_does_not_outrank_a_far_higher_cosine():
-    """The issue's case: min-max stretches one shared common word to full weight."""
-    dense = (np.array([1, 2, 3]), np.array([0.446, 0.385, 0.30]))
-    lexical = (np.array([2, 4]), np.array([1.2, 1.0]))  # one common word of a 6-term query
-    assert blend_fusion([dense, lexical], [0.5, 0.5])[0].tolist()[:2] == [2, 1]
-    assert absolute_fusion(dense, lexical, ceiling=6 * 2.5)[0].tolist()[:2] == [1, 2]
+    """The issue's case: min-max stretches one shared common word to full weight; absolute
+    fusion adds LEXICAL_WEIGHT * its share of the query's ceiling (here 1.2 of 15), whatever
+    the other candidates are, so a cosine lead larger than that keeps its place."""
+    bonus = LEXICAL_WEIGHT * 1.2 / 15
+    for cosines in ([0.446, 0.385, 0.30], [0.446, 0.446 - bonus - 0.01, 0.10]):
+        dense = (np.array([1, 2, 3]), np.array(cosines))
+        lexical = (np.array([2, 4]), np.array([1.2, 1.0]))  # one common word of a 6-term query
+        assert blend_fusion([dense, lexical], [0.5, 0.5])[0].tolist()[:2] == [2, 1]
+        rows, scores = absolute_fusion(dense, lexical, ceiling=6 * 2.5)
+        assert dict(zip(rows.tolist(), scores.tolist()))[2] == pytest.approx(cosines[1] + bonus)
+    assert rows.tolist()[:2] == [1, 2]  # the lead of the second case is above the bonus
 
 
 def test_query_ceiling_is_the_sum_of_the_query_terms_idf():

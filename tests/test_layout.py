@@ -9,8 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # The steps in the order the data flows; a module may import its own step and earlier ones.
-ORDER = ["errors", "settings", "files", "corpus", "model", "index", "artifacts", "build",
-         "query", "ui", "eval", "cli"]
+ORDER = ["errors", "settings", "files", "collections", "corpus", "model", "index", "artifacts",
+         "build", "query", "ui", "eval", "cli"]
 
 
 def imports_of(path: Path) -> set[str]:

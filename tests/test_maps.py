@@ -81,3 +81,26 @@ def test_topic_labels_leave_out_every_english_stop_word():
     from explorer.corpus.words import ENGLISH, STOP_WORDS
 
     assert ENGLISH_STOP_WORDS <= ENGLISH <= STOP_WORDS  # labels as before the list moved here
+
+
+def test_big_corpora_find_topics_on_a_sample_and_every_paper_gets_one(monkeypatch):
+    from explorer.corpus.papers import Paper
+
+    monkeypatch.setattr(maps, "CLUSTER_SAMPLE", 80)
+    monkeypatch.setattr(maps, "TOPIC_SAMPLE", 60)
+    vectors, truth = _clustered(50, 4)
+    words = ["proteins", "robots", "galaxies", "poetry"]
+    papers = [Paper(f"p{i}", f"title {i}", False, f"a study of {words[truth[i]]} number {i}")
+              for i in range(len(truth))]
+    result = maps.compute_map(papers, vectors)
+    labels = np.array(result["topic"])
+    assert len(labels) == 200
+    assert sorted(t["id"] for t in result["topics"]) == sorted(set(labels.tolist()))
+    assert sum(t["size"] for t in result["topics"]) == 200
+    for topic in result["topics"]:
+        members = truth[labels == topic["id"]]
+        assert len(set(members.tolist())) == 1  # fitted on 80 papers, no topic spans two clusters
+        named = [word for word in words if word in topic["label"]]
+        assert named in ([], [words[members[0]]]), topic  # its own cluster's word, if any
+    named = {word for t in result["topics"] for word in words if word in t["label"]}
+    assert named == set(words)  # the sample still names every cluster

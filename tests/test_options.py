@@ -10,7 +10,7 @@ import pytest
 from explorer import Explorer, Filters, QueryOptions
 from explorer.query import policy
 from explorer.query.channels import Request
-from explorer.query.ranking import LEXICAL_WEIGHT, min_max, query_ceiling
+from explorer.query.ranking import LEXICAL_WEIGHT, PAPER_LEXICAL_WEIGHT, min_max, query_ceiling
 
 QUERY = "detecting forged faces from unseen generators"
 
@@ -103,3 +103,34 @@ def test_absolute_fusion_is_one_line_of_policy_away(seeds_explorer: Explorer, mo
     monkeypatch.undo()
     assert [ex.row(h.paper_id) for h in ex.search(QUERY, 10, mode="hybrid", feedback=False)
             ] != expected.tolist()  # the shipped blend ranks differently
+
+
+def test_similar_ranks_by_cosine_plus_weighted_bm25_over_the_papers_own_ceiling(
+        seeds_explorer: Explorer):
+    """A paper as the query in a corpus below PAPER_POLICY_BELOW papers (policy.PAPER_FUSION):
+    cosine + PAPER_LEXICAL_WEIGHT * BM25 / the paper text's ceiling, no feedback pass, the
+    paper itself left out; brute force over the seeds. From PAPER_POLICY_BELOW papers on, and
+    for a question or recommend's SVM scores, the blend (+ feedback) as before."""
+    from explorer.index.lexical import lexical_text
+
+    ex = seeds_explorer
+    for row in (0, 17, 42):
+        paper = ex.papers[row]
+        text = lexical_text(paper)
+        fused = (ex.vectors.astype(np.float64) @ ex.vectors[row].astype(np.float64)
+                 + PAPER_LEXICAL_WEIGHT * ex.lexical.scores(text) / query_ceiling(ex.lexical, text))
+        fused[row] = -np.inf
+        expected = np.argsort(-fused, kind="stable")[:8]
+        assert (-np.diff(fused[expected]) > 1e-5).all()  # no near-tie to break either way
+        hits = ex.similar(paper.paper_id, 8)
+        assert [ex.row(h.paper_id) for h in hits] == expected.tolist()
+        assert hits == ex.similar(paper.paper_id, 8, feedback=False)  # the default: no pass
+    small, large = policy.PAPER_POLICY_BELOW - 1, policy.PAPER_POLICY_BELOW
+    paper_plan = policy.plan_for("hybrid", QueryOptions(), paper_query=True, papers=small)
+    assert (paper_plan.fusion, paper_plan.feedback) == (policy.absolute, False)
+    for plan in (policy.plan_for("hybrid", QueryOptions(), paper_query=True, papers=large),
+                 policy.plan_for("hybrid", QueryOptions(), papers=small),  # a question
+                 policy.plan_for("hybrid", QueryOptions(), paper_query=True)):  # size unknown
+        assert (plan.fusion, plan.feedback) == (policy.blend, True)
+    svm = policy.plan_for("hybrid", QueryOptions(), scores=True, paper_query=True, papers=small)
+    assert (svm.fusion, svm.feedback) == (policy.blend, False)

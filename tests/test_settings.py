@@ -26,7 +26,8 @@ ALLOWED_WRITES = {("explorer/model/embedder.py", "HF_HUB_OFFLINE"),
                   ("explorer/model/export.py", "HF_HUB_OFFLINE"),
                   ("explorer/model/export.py", "TRANSFORMERS_OFFLINE")}
 IMPORT_TIME_READS = {"environ", "environb", "getenv", "getenvb", "getcwd", "cwd", "home",
-                     "expanduser", "from_env", "default_cache_dir", "thread_limit"}
+                     "expanduser", "from_env", "default_cache_dir", "default_data_dir",
+                     "thread_limit"}
 
 
 def _sources(*, app: bool) -> dict[str, ast.Module]:

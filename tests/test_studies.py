@@ -20,16 +20,21 @@ from explorer.query.engine import Explorer
 from studies import (
     badge_check,
     explain_cost,
+    explain_options,
     feedback_eval,
     fusion_full,
     fusion_study,
     lexical_full,
     make_slice,
+    missed_eval,
+    missed_pool,
     prf_study,
     recommend_eval,
     size_gate,
     small_cache,
     small_corpora,
+    title_study,
+    twins_study,
 )
 from tests.paraphrases import PARAPHRASES
 
@@ -187,6 +192,25 @@ def test_explain_cost_stored_vectors_beat_embedding(index_copy: Path):
     assert 0 < match_ms < base_match and 0 < pair_ms < base_pair
 
 
+def test_explain_options(seeds_index: Path, tmp_path: Path):
+    out = tmp_path / "options"
+    results = explain_options.main([
+        "--seeds-index", str(seeds_index), "--sample", "0", "--rounds", "1", "--questions", "1",
+        "--cost-papers", "6", "--work", str(tmp_path), "--out", str(out)])
+    (search, same, _), (pairs, same_pairs, _) = results["quality"][
+        "seeds | (b) on demand, fp32"].values()
+    assert search >= len(PARAPHRASES) and pairs >= 71
+    assert same >= 0.95 * search and same_pairs >= 0.95 * pairs  # today's vectors, in fp32
+    cost = results["per_hit"]
+    assert cost["search hit, stored vectors"][0] < cost["search hit, on demand (b)"][0]
+    assert set(results["build"]) == {"papers alone", "sentences alone (today's second pass)",
+                                     "papers + pooled sentences (a)"}
+    text = out.with_suffix(".md").read_text()
+    assert "| seeds | (a) pooled |" in text and "## The 256-token window" in text
+    assert out.with_name("options-cases.md").read_text().count("today:") == len(
+        results["differing"])
+
+
 def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
     out = tmp_path / "small"
@@ -226,3 +250,111 @@ def test_badge_check(seeds_index: Path, tmp_path: Path):
     assert {h["strength"] for h in measured["off-topic: top hit"]} == {"weak"}
     assert "| paraphrase targets (search) | 69 |" in out.with_suffix(".md").read_text()
     assert json.loads(out.with_suffix(".json").read_text())["columns"][0] == "paper_id"
+
+
+def test_title_study_scores_every_method_and_keeps_the_seed_judgements(seeds_explorer: Explorer,
+                                                                      tmp_path: Path):
+    """A paperlists-shaped file of seeds with real-looking titles (half introduce a name)."""
+    import shutil
+
+    from tests.conftest import ROOT, SEEDS
+
+    rows = []
+    for i, paper in enumerate(seeds_explorer.papers[:12]):
+        name = paper.title.split(":")[0] if ":" in paper.title and i % 2 else None
+        rows.append({"doc_id": f"d{i}", "abstract": paper.abstract,
+                     "title": f"{name}: a study" if name else f"Real title number {i}"})
+    dataset = tmp_path / "paperlists"
+    dataset.mkdir()
+    with gzip.open(dataset / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    judged = tmp_path / "titles-seeds.md"
+    shutil.copy(ROOT / "studies" / "results" / "titles-seeds.md", judged)
+    report = title_study.main([str(dataset), "--sample", "8", "--seed", "0", "--out",
+                               str(tmp_path / "titles"), "--seeds", str(SEEDS), "--judged",
+                               str(judged)])
+    assert report["papers"] == 8 and set(report["methods"]) == set(title_study.METHODS)
+    for method in report["methods"].values():
+        assert -1 <= method["similarity"] <= 1 and 0 <= method["names agree"] <= 1
+        assert method["over 12 words"] == 0 or method is report["methods"]["top 3 keyphrases"]
+    product = report["methods"]["derived (this branch)"]
+    assert product["cut mid-phrase"] == 0 and product["product minus this, 95% CI"] == [0, 0]
+    assert json.loads((tmp_path / "titles.json").read_text())["papers"] == 8
+    assert "65 good" in judged.read_text(encoding="utf-8")  # the judgements survive a rerun
+
+
+def test_missed_eval_scores_what_missed_returns(tiny_acm: Path, seeds_index: Path,
+                                                seeds_explorer: Explorer, tmp_path: Path):
+    from explorer.query.drafts import split_draft
+    from explorer.query.missed import MissedOptions, missed
+
+    output = tmp_path / "missed.json"
+    summary = missed_eval.main([*study_args(tiny_acm, seeds_index, tmp_path),
+                                "--output", str(output)])
+    assert summary["papers"] == CITING and summary["cited_returned"] == 0
+    assert set(summary["table"]) == {*missed_eval.BASELINES,
+                                     *(missed_eval.name(c) for c in missed_eval.configs())}
+    assert json.loads(output.read_text())["chosen"] == summary["chosen"]
+    assert "Cross-validated" in output.with_suffix(".md").read_text()
+    scores = [v for row in summary["table"].values() for d in row.values() for v in d.values()]
+    assert all(0 <= v <= 1 for v in scores) and max(scores) > 0
+    # three of a citing paper's six references as the cited set bring back some of the others
+    assert summary["table"]["paragraphs | text | rrf"]["abstract"]["recall@20"] > 0
+    # the study's steps are what `missed` returns
+    task = missed_eval.tasks(seeds_explorer, tiny_acm)[0]
+    draft = task.drafts["contexts"]
+    for split, ranker, weight, fusion in [("paragraphs", "svm", 0.0, "rank"),
+                                          ("windows", "centroid", 0.5, "max")]:
+        passages = split_draft(draft, split).passages
+        vectors = seeds_explorer.embedder.embed_documents([p.query for p in passages])
+        rows = missed_eval.config_rows(seeds_explorer, passages, vectors, task.given,
+                                       (split, ranker, weight))[fusion]
+        options = MissedOptions(top_k=missed_eval.TOP, split=split, ranker=ranker,
+                                weight=weight, fusion=fusion, explain=False)
+        found = missed(seeds_explorer, draft, task.given, options=options)
+        assert [seeds_explorer.row(p.paper_id) for p in found.papers] == rows
+
+
+def test_missed_pool_builds_from_the_cached_vectors(tiny_acm: Path, tmp_path: Path,
+                                                    monkeypatch):
+    from explorer.build.embedding import LazyEmbedder
+
+    cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    embedded: list[tuple[str, int]] = []
+    real = LazyEmbedder.embed
+
+    def counted(self, phase, texts, *args, **kwargs):
+        embedded.append((phase, len(texts)))
+        return real(self, phase, texts, *args, **kwargs)
+
+    monkeypatch.setattr(LazyEmbedder, "embed", counted)
+    index = missed_pool.main([str(tiny_acm), "--folder", str(tmp_path / "missed"),
+                              "--cache", str(cache)])
+    assert not embedded  # every paper vector came from the cache
+    pool = small_cache.load_pool(tiny_acm, cache)
+    explorer = Explorer.open(index)
+    assert [p.text_hash for p in explorer.papers] == [p.text_hash for p in pool["papers"]]
+    assert (explorer.vectors == pool["vectors"]).all()
+
+
+def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):
+    """Two versions of one seed under one title (another venue, a sentence cut) are the known
+    twin; the study finds it with the product's join and writes its tables and verdicts."""
+    from explorer.build.builder import build
+
+    papers = seeds_explorer.papers[:12]
+    rows = [{"doc_id": f"s{n}", "title": f"Seed paper {n}", "abstract": p.abstract,
+             "venue": "iclr", "year": 2020} for n, p in enumerate(papers)]
+    rows.append({**rows[3], "doc_id": "s3b", "venue": "icml",
+                 "abstract": papers[3].abstract.rsplit(".", 2)[0] + "."})
+    folder = tmp_path / "paperlists"
+    folder.mkdir()
+    with gzip.open(folder / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in rows)
+    build([folder / "corpus.jsonl.gz"], tmp_path / "index", "default", sentences=False)
+    out = tmp_path / "results" / "twins"
+    twins_study.main([str(folder), "--index", str(tmp_path / "index"), "--top", "5",
+                      "--out", str(out), "--judged", str(tmp_path / "judged.md")])
+    result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert result["known_twins"] == 1 and result["twin_cosines"][0] > 0.9
+    assert "| 1 | s3 | s3b |" in (tmp_path / "judged.md").read_text(encoding="utf-8")

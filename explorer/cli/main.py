@@ -9,10 +9,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from explorer.build.builder import AUTO, LOCK_WAIT
+from explorer.cli.collections import add_collection, liked_papers
 from explorer.cli.evaluation import add_eval
+from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.cli.twins import add_twins
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.index.dense import INDEX_TYPES
@@ -58,9 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     ):
         _add_ask(commands, name, target, help_text)
     _add_recommend(commands)
+    add_missed(commands)
+    add_twins(commands)
     add_eval(commands)
     _add_info(commands)
     add_model(commands)
+    add_collection(commands)
     return parser
 
 
@@ -79,6 +85,8 @@ def _add_build(commands) -> None:
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
     build.add_argument("--no-sentences", dest="sentences", action="store_false",
                        help="skip per-sentence vectors (faster build; explanations embed on demand)")
+    build.add_argument("--json", action="store_true",
+                       help="print the build's report (counts, seconds per stage) as JSON")
     build.set_defaults(run=_build)
 
 
@@ -103,6 +111,8 @@ def _add_recommend(commands) -> None:
     recommend.add_argument("--like", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--unlike", nargs="+", default=[], metavar="ID")
     recommend.add_argument("--query", help="optional text that steers the recommendation")
+    recommend.add_argument("--collection", metavar="NAME",
+                           help="like the papers of this saved collection (with any --like)")
     methods = [DEFAULT_RECOMMENDER, *(m for m in RECOMMENDERS if m != DEFAULT_RECOMMENDER)]
     recommend.add_argument("--method", choices=methods, default=DEFAULT_RECOMMENDER,
                            help="per-request linear SVM (default) or the mean of the liked papers")
@@ -135,11 +145,23 @@ def _build(args, settings: Settings, parser) -> int:
 
     bar = Bar()
     out = args.out or settings.index_dir
+
+    def usable(seconds: float) -> None:
+        bar.close()
+        print(f"explorer: {out} is searchable now ({seconds:.1f} s); adding the sentence vectors "
+              "of explanations, which the app and the CLI use once they are written",
+              file=sys.stderr, flush=True)
+
     report = build(args.paths, out, settings.model, index_type=args.index_type,
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
-                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes)
+                   engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes,
+                   on_usable=usable)
     bar.close()
-    print(safe_text(report.summary()))
+    if args.json:
+        print(safe_json(report.to_dict(), indent=2))
+    else:
+        print(safe_text(report.summary()))
+        print(safe_text(report.stage_line()))
     return 0
 
 
@@ -175,10 +197,13 @@ def _ask(args, settings: Settings, parser) -> int:
 
 
 def _recommend(args, settings: Settings, parser) -> int:
-    if not args.like and not (args.query and args.query.strip()):
-        parser.error("recommend: give at least one --like ID or a --query")
+    if not args.like and not args.collection and not (args.query and args.query.strip()):
+        parser.error("recommend: give at least one --like ID, a --collection or a --query")
     explorer, filters = _open(args, settings)
-    hits = explorer.recommend(args.like, args.unlike, args.query, args.k, filters,
+    like = list(args.like)
+    if args.collection:
+        like += [i for i in liked_papers(settings, args.collection, explorer) if i not in like]
+    hits = explorer.recommend(like, args.unlike, args.query, args.k, filters,
                               method=args.method, diverse=args.diverse)
     _print_hits([h.to_dict() for h in hits], args.json)
     return 0

@@ -1,4 +1,5 @@
-"""Read seed / JSONL / JSON / CSV files (optionally gzipped) into deduplicated Paper records."""
+"""Read corpus files (seed text, JSONL, JSON, CSV; BibTeX, RIS, CSL-JSON reference lists;
+optionally gzipped) into deduplicated Paper records."""
 
 from __future__ import annotations
 
@@ -12,21 +13,29 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from explorer.corpus.bibliography import BibRecord, Unparsed
+from explorer.corpus.merging import References, strip_private
 from explorer.corpus.readers import ABSTRACT_FIELDS, SUPPORTED, expand, read_file
 from explorer.corpus.titles import derive_title
 from explorer.settings import Settings
 
-__all__ = ["SUPPORTED", "CorpusReport", "Paper", "normalise", "read_corpus", "stable_id"]
+__all__ = ["SUPPORTED", "CorpusReport", "Paper", "normalise", "read_corpus", "stable_id",
+           "to_paper"]
 ID_FIELDS = ("paper_id", "id", "doc_id", "_id")  # _id: BEIR corpora
 YEARS = range(1000, 2101)
 _WORD = re.compile(r"\w{2,}")
 _YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
 _SCALARS = (str, int, float)
+RAW_IDS = ("doi", "arxiv_id", "arxiv", "eprint")  # read for matching reference-list entries
+UNPARSED_SHOWN = 10
+TITLE_ONLY = "entries without an abstract: searched by title"
 
 
 @dataclass(frozen=True)
 class Paper:
-    """One unique paper. `sources` lists every file:line it was read from."""
+    """One unique paper. `sources` lists every file:line it was read from. `original`: the
+    (name, value) fields of its BibTeX entry as written, LaTeX kept (entry type as ENTRYTYPE,
+    citation key as ID), for an export to give back; empty for other sources."""
 
     paper_id: str
     title: str
@@ -39,6 +48,7 @@ class Paper:
     keywords: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    original: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def text(self) -> str:
@@ -52,9 +62,13 @@ class Paper:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain fields for JSON (lists for tuples); much faster than dataclasses.asdict."""
-        return {name: list(value) if isinstance(value, tuple) else value
+        """Plain fields for JSON (lists for tuples); much faster than dataclasses.asdict.
+        `original` only when there is one, so other papers' records stay as before it."""
+        data = {name: list(value) if isinstance(value, tuple) else value
                 for name, value in ((n, getattr(self, n)) for n in _FIELDS)}
+        if self.original:
+            data["original"] = [list(pair) for pair in self.original]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
@@ -62,10 +76,12 @@ class Paper:
         for name in _TUPLES:
             if name in data:
                 data[name] = tuple(data[name])
+        if "original" in data:
+            data["original"] = tuple((str(name), str(value)) for name, value in data["original"])
         return cls(**data)
 
 
-_FIELDS = tuple(f.name for f in fields(Paper))
+_FIELDS = tuple(f.name for f in fields(Paper) if f.name != "original")
 _TUPLES = ("authors", "keywords", "sources", "aliases")
 
 
@@ -103,32 +119,73 @@ def read_corpus(paths: Iterable[str | Path], *, exclude: Iterable[str | Path] = 
     folders, e.g. the build's own output folder) is ever read. A file may hold at most
     `max_file_bytes` (decompressed; default EXPLORER_MAX_FILE_BYTES, else 2 GiB).
 
-    A record that cannot be parsed is a CorpusError naming its file and line or record number.
+    A record that cannot be parsed is a CorpusError naming its file and line or record number;
+    a reference-list entry that does not parse is skipped and its line named in `skipped`.
     A record without text is skipped and counted in `skipped`; ids and aliases share one
     namespace: the first record to use a name keeps it (a later different paper with that id
     is skipped, a later duplicate's clashing id is not kept as an alias; both are counted).
+    Entries of reference lists (.bib, .ris, CSL-JSON) also merge by DOI, arXiv id, abstract
+    or title (corpus/merging.py); papers without an abstract are counted in `notes`.
     """
     limit = Settings.from_env().max_file_bytes if max_file_bytes is None else max_file_bytes
     report = CorpusReport(papers=[])
     by_key: dict[str, dict[str, Any]] = {}
     names: dict[str, str] = {}  # every paper id and alias -> the key of the paper it names
+    references, unparsed = References(), []
     for path in expand(paths, exclude):
         for source, record in read_file(path, limit):
             report.records += 1
-            entry = _to_entry(record, source, report.notes)
-            if entry is None:
+            if isinstance(record, Unparsed):
+                unparsed.append(source)
+            elif (entry := _to_entry(record, source, report.notes)) is None:
                 report.skipped["no abstract or title"] += 1
-                continue
-            key, paper_id = entry.pop("_key"), entry["paper_id"]
-            if key in by_key:
-                _merge(by_key[key], entry, names.setdefault(paper_id, key) == key, report)
-            elif paper_id in names:
-                report.skipped["id already used by a different paper"] += 1
+            elif isinstance(record, BibRecord):
+                report.duplicates_merged += references.add(entry, len(by_key))
             else:
-                names[paper_id] = key
-                by_key[key] = entry
-    report.papers = [Paper.from_dict(entry) for entry in by_key.values()]
+                _add(entry, by_key, names, report)
+    entries = list(by_key.values())
+    if references.entries:
+        entries = references.join(entries, names, report)
+    report.papers = [Paper.from_dict(strip_private(entry)) for entry in entries]
+    _count_gaps(report, unparsed)
     return report
+
+
+def to_paper(record: dict[str, Any], source: str) -> Paper | None:
+    """One record as a paper on its own, None if it has no text. An entry of a reference list
+    takes the first of its DOI, arXiv id and citation key as its id, the others as aliases."""
+    entry = _to_entry(record, source, Counter())
+    if entry is None:
+        return None
+    names = entry.get("_names") or [entry["paper_id"]]
+    entry["paper_id"], entry["aliases"] = names[0], names[1:]
+    return Paper.from_dict(strip_private(entry))
+
+
+def _add(entry: dict[str, Any], by_key: dict[str, dict[str, Any]], names: dict[str, str],
+         report: CorpusReport) -> None:
+    """Keep a corpus record as a new paper, or merge it into its exact duplicate."""
+    key, paper_id = entry.pop("_key"), entry["paper_id"]
+    if key in by_key:
+        _merge(by_key[key], entry, names.setdefault(paper_id, key) == key, report)
+    elif paper_id in names:
+        report.skipped["id already used by a different paper"] += 1
+    else:
+        names[paper_id] = key
+        by_key[key] = entry
+
+
+def _count_gaps(report: CorpusReport, unparsed: list[str]) -> None:
+    """Name the entries that did not parse (the first UNPARSED_SHOWN) in `skipped`; count the
+    papers that have no abstract in `notes`."""
+    if unparsed:
+        shown = ", ".join(unparsed[:UNPARSED_SHOWN])
+        more = len(unparsed) - UNPARSED_SHOWN
+        report.skipped[f"entries that did not parse: {shown}"
+                       + (f" and {more} more" if more > 0 else "")] += len(unparsed)
+    title_only = sum(1 for paper in report.papers if not paper.abstract)
+    if title_only:
+        report.notes[TITLE_ONLY] += title_only
 
 
 def _merge(kept: dict[str, Any], entry: dict[str, Any], id_is_free: bool,
@@ -154,7 +211,7 @@ def _to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, 
     year = _as_year(record.get("year"))
     if year is None and record.get("year") not in (None, ""):
         notes[f"year not a number in {YEARS.start}..{YEARS.stop - 1} (dropped)"] += 1
-    return {
+    entry = {
         "_key": key,
         "paper_id": given_id or stable_id(abstract or title),
         "title": title or derive_title(abstract),
@@ -168,6 +225,11 @@ def _to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, 
         "sources": [source],
         "aliases": [],
     }
+    if isinstance(record, BibRecord):
+        entry["_names"], entry["original"] = list(record["names"]), record["original"]
+    elif ids := [value for name in RAW_IDS if isinstance(value := record.get(name), str)]:
+        entry["_ids"] = ids
+    return entry
 
 
 def _text(value: Any) -> str:

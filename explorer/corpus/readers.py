@@ -1,9 +1,12 @@
 """Find corpus files and read them as streams of raw records, within a size limit per file.
 
 Formats: the seed format (a header line, then abstracts separated by blank lines), JSONL, JSON
-arrays and CSV/TSV, each optionally gzipped. A file that cannot be parsed (bad UTF-8, bad JSON,
-JSON nested too deeply, a record that is not an object, a CSV row with extra fields, more than
-`limit` decompressed bytes) is a CorpusError naming the file and line or record.
+arrays and CSV/TSV, and the reference lists researchers keep: BibTeX, RIS and CSL-JSON (a JSON
+array of CSL items; corpus/bibliography.py), each optionally gzipped. A file that cannot be
+parsed (bad UTF-8, bad JSON, JSON nested too deeply, a record that is not an object, a CSV row
+with extra fields, more than `limit` decompressed bytes) is a CorpusError naming the file and
+line or record; in a .bib or .ris file, an entry that does not parse is a `bibliography.Unparsed`
+record at its line, and the others are read.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from explorer.corpus.bibliography import csl_record, is_csl, read_bibtex, read_ris
 from explorer.errors import CorpusError
 from explorer.files import ReadErrors, parse_json, read_chunks, read_jsonl, read_lines
 
 # Each format's suffixes, the usual one first (help texts name that one); each may end in .gz.
 FORMATS = {"seed": (".txt", ".text"), "jsonl": (".jsonl", ".ndjson"), "json": (".json",),
-           "csv": (".csv", ".tsv")}
+           "csv": (".csv", ".tsv"), "bibtex": (".bib",), "ris": (".ris",)}
 SUPPORTED = {suffix for suffixes in FORMATS.values() for suffix in suffixes}
 ABSTRACT_FIELDS = ("abstract", "summary", "text")  # text: BEIR corpora
 Record = tuple[str, dict[str, Any]]
@@ -47,7 +51,8 @@ def expand(paths: Iterable[str | Path], exclude: Iterable[str | Path] = ()) -> l
             if kind_of(path) is None:
                 raise CorpusError(
                     f"{path}: unsupported file type. Use a seed text file (.txt), "
-                    ".jsonl, .json, .csv or .tsv, optionally gzipped (.gz)."
+                    ".jsonl, .json (or CSL-JSON), .csv, .tsv, .bib or .ris, optionally gzipped"
+                    " (.gz)."
                 )
             if not _is_excluded(path, excluded):
                 files.append(path)
@@ -101,6 +106,10 @@ def read_file(path: Path, limit: int) -> Iterator[Record]:
         yield from _read_jsonl(path, limit)
     elif kind == "seed":
         yield from _read_seed(path, read_lines(path, limit, ERRORS))
+    elif kind == "bibtex":
+        yield from read_bibtex(_read_text(path, limit), str(path))
+    elif kind == "ris":
+        yield from read_ris(_read_text(path, limit), str(path))
     else:
         yield from _read_csv(path, read_lines(path, limit, ERRORS))
 
@@ -129,15 +138,24 @@ def _read_jsonl(path: Path, limit: int) -> Iterator[Record]:
         yield where, _require_object(record, where)
 
 
-def _read_json(path: Path, limit: int) -> Iterator[Record]:
+def _read_text(path: Path, limit: int) -> str:
+    """The whole file as text (UTF-8, a BOM dropped); a CorpusError at the line of bad bytes."""
     raw = b"".join(read_chunks(path, limit, ERRORS))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise CorpusError(f"{path}:{line}: not valid UTF-8 ({exc.reason}). Save the file as UTF-8.") \
-            from exc
-    del raw
+        raise CorpusError(f"{path}:{line}: not valid UTF-8 ({exc.reason}). Save the file as UTF-8"
+                          " (a binary file is not a corpus).") from exc
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise CorpusError(f"{path}:{line}: a NUL byte: this is a binary file, not text. Export"
+                          " the corpus or reference list as text (UTF-8).")
+    return text
+
+
+def _read_json(path: Path, limit: int) -> Iterator[Record]:
+    text = _read_text(path, limit)
     try:
         data = parse_json(text, f"{path}:1", ERRORS)
     except CorpusError as exc:
@@ -149,7 +167,8 @@ def _read_json(path: Path, limit: int) -> Iterator[Record]:
     if not isinstance(data, list):
         raise CorpusError(f"{path}: expected a JSON array of paper objects. Wrap records in [...].")
     for number, record in enumerate(data, start=1):
-        yield f"{path}#{number}", _require_object(record, f"{path} record {number}")
+        record = _require_object(record, f"{path} record {number}")
+        yield f"{path}#{number}", csl_record(record) if is_csl(record) else record
 
 
 def _read_csv(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[Record]:

@@ -1,9 +1,9 @@
-"""Split abstracts into sentences with character offsets, and embed them at build time."""
+"""Split abstracts into sentences with character offsets; the table of them and their vectors."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -50,31 +50,25 @@ def sentence_table(papers: Sequence[Paper]) -> np.ndarray:
     return np.asarray(rows, dtype=np.int32).reshape(-1, 3)
 
 
-def embed_sentences(
-    papers: Sequence[Paper],
-    table: np.ndarray,
-    embed: Callable[[list[str]], np.ndarray],
-    cached: dict[str, np.ndarray],
-) -> np.ndarray:
-    """Sentence vectors (m, d) float16 in `table` order; papers whose text hash is in `cached`
-    (hash -> (k, d) array of that paper's sentences) are not embedded again."""
-    todo = [row for row, paper in enumerate(papers) if paper.text_hash not in cached]
-    todo_set = set(todo)
-    wanted = [i for i, (row, _, _) in enumerate(table) if row in todo_set]
-    texts = [papers[row].abstract[start:end] for row, start, end in table[wanted]]
-    fresh = embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-    fresh_by_row: dict[int, list[np.ndarray]] = {}
-    for (row, _, _), vector in zip(table[wanted], fresh):
-        fresh_by_row.setdefault(int(row), []).append(vector)
-    parts = []
-    for row, paper in enumerate(papers):
-        if row in todo_set:
-            parts.extend(fresh_by_row.get(row, []))
-        else:
-            parts.extend(cached[paper.text_hash])
-    if not parts:
-        return np.zeros((0, 0), dtype=np.float16)
-    return np.vstack(parts).astype(np.float16)
+def text_spans(paper: Paper) -> list[tuple[int, int]]:
+    """The abstract's sentence spans as offsets into `paper.text` (what the model embeds: the
+    abstract is its end)."""
+    offset = len(paper.text) - len(paper.abstract)
+    return [(offset + start, offset + end) for start, end in split_sentences(paper.abstract)]
+
+
+def stack_sentences(papers: Sequence[Paper], by_hash: Mapping[str, np.ndarray],
+                    dimension: int) -> np.ndarray:
+    """Sentence vectors (m, d) float16 in `sentence_table(papers)` order, from `by_hash`
+    (text hash -> (k, d) array of that paper's k sentences)."""
+    parts = [by_hash[paper.text_hash] for paper in papers if paper.abstract]
+    count = sum(len(part) for part in parts)
+    vectors = np.empty((count, dimension), dtype=np.float16)
+    row = 0
+    for part in parts:  # part by part: no concatenated float32 copy of every sentence
+        vectors[row:row + len(part)] = part
+        row += len(part)
+    return vectors
 
 
 def per_paper(hashes: Sequence[str], table: np.ndarray, vectors: np.ndarray

@@ -1,134 +1,178 @@
 """Short display titles for papers that have none, derived from the abstract's own words.
 
-The named method, system or dataset when the abstract introduces one ("Lean Finder: a semantic
-search engine for Lean and mathlib"), otherwise a short phrase for what the paper is about.
+A title names what the paper contributes, is a complete phrase and has at most MAX_WORDS
+words. In order of preference:
+- the method, system or dataset the abstract introduces, with its expansion or what it is
+  ("Lean Finder: a semantic search engine for Lean and mathlib"; corpus/names.py);
+- what the paper proposes or studies ("Implicit bias of incremental Adam for logistic
+  regression on linearly separable data"), or how ("Extending self-improvement to operate
+  over joint multi-agent actions"), led by the name it makes claims for if it has one;
+- else the first sentence's opening phrase, or the abstract's top keyphrases (YAKE).
+Candidates are cut only where a phrase ends (phrases.cuts); of the first sentence that offers
+one naming enough of the abstract's frequent words (phrases.score), the best wins; acronyms
+the abstract defines are written out where room allows.
 """
 
 from __future__ import annotations
 
 import re
 
-from explorer.corpus.latex import unwrap_math
+from explorer.corpus import names, phrases
+from explorer.corpus.clauses import Abstract, clause, topics
 
-MAX_WORDS = 11
-MATH_CHARS = 40  # a formula this short is kept in a title as its content, without dollars
-_COMMANDS = re.compile(r"\\(?:textbf|textit|emph|underline|texttt|mathbf|mathrm|text)\{([^{}]*)\}")
-_MARKUP = [
-    (re.compile(r"\*\*?([^*]+)\*\*?"), r"\1"),
-    (re.compile(r"\\ell(?![a-zA-Z])"), "\u2113"),
-    (re.compile(r"``|''|\\"), ""),
-    (re.compile(r"[{}]"), ""),
-]
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[$\\*`])")
-_INTRO = re.compile(
-    r"\b(?:we|this (?:paper|work|study)|our work)\s+(?:first\s+|further\s+|then\s+)?"
-    r"(?:propose|introduce|present|develop|design|build|release|construct|curate|create|"
-    r"contribute|offer)s?\s+(?P<rest>.+)",
-    re.IGNORECASE,
-)
-_CALLED = re.compile(r"\b(?:called|named|dubbed|termed)\s+(?P<rest>.+)", re.IGNORECASE)
+MAX_WORDS = 12
+ENOUGH = 3.0  # a candidate scoring this (phrases.score) names enough of the abstract's words
 _STUDY = re.compile(
-    r"\b(?:we|this (?:paper|work|study))\s+(?:systematically\s+|formally\s+|theoretically\s+)?"
-    r"(?:study|studies|investigate|investigates|analy[sz]e|analy[sz]es|examine|examines|explore|"
-    r"explores|characteri[sz]e|revisit|prove|show|uncover|"
-    r"propose|introduce|present)s?\s+(?P<rest>.+)",
-    re.IGNORECASE,
-)
-_ARTICLE = re.compile(r"^(?:a|an|the|two|three|our)\s+(?:new|novel|simple|first|unified)?\s*",
-                      re.IGNORECASE)
-_NAME = re.compile(
-    r"^(?P<name>(?:[A-Z0-9][\w.+-]*)(?:\s+(?:[A-Z0-9][\w.+-]*|of|for|and|via|with|in|on)){0,6})"
-    r"(?:\s*\((?P<acro>[^()]{2,20})\))?"
-)
-_STOP_AT = re.compile(
-    r"\s(?:that|which|where|while|whereby|by|using|through|to\s+(?!the\b)|in\s+order|"
-    r"based\s+on|so\s+that)\s|[,;:(\u2014]|\s-\s|\.\s|\.$"
-)
-_GENERIC = {"LLM", "LLMs", "VLM", "VLMs", "AI", "ML", "RL", "GPU", "CNN", "GNN", "GNNs", "MLLMs",
-            "In", "To", "We", "Our", "This", "These", "It", "However"}
+    r"(?:\bwe\b(?:\s+(?:have|has))?|\b(?:this|the|our)\s+(?:paper|work|study|article|note|"
+    r"chapter|thesis|report|letter|research)\b)(?:\s+(?:first|further|then|also|here|thus|now|"
+    r"formally|systematically|carefully|theoretically|empirically)\b)*\s+(?:stud|investigat|"
+    r"analy[sz]|examin|explor|characteri[sz]|revisit|consider|address|tackl|focus(?:es)? on|"
+    r"look at|prove|uncover|identif|quantif|evaluat|benchmark|compar|measur|prob|assess|"
+    r"formali[sz]|provid|deriv|give|obtain|initiat|review|survey|summari[sz]|discuss)\w*\s+"
+    r"(?P<rest>.+)", re.IGNORECASE)
+_MEANS = re.compile(r"\bwe\s+[^,]{0,60}?\bby\s+(?P<verb>[a-z]+ing)\s+(?P<rest>.+)|"
+                    r"\b(?:our\s+(?:goal|aim|objective|purpose)\s+(?:here\s+)?is|"
+                    r"we\s+(?:aim|seek|set\s+out|strive|attempt|try))\s+to\s+(?P<base>[a-z]+)\s+"
+                    r"(?P<more>.+)|^(?:[\w,-]+\s+){0,5}?we\s+(?P<any>[a-z]+)\s+(?P<object>.+)",
+                    re.IGNORECASE)
+_NOT_MEANS = frozenset("are have has can will would should could may might also show find "
+                       "observe demonstrate prove believe hope note argue do did then further "
+                       "first next now here thus therefore".split())
+_REFUSED = re.compile(r"(?:this|these|that|it|how|whether|why|what|when|us|to|our|on|in|"
+                      r"a\s+(?:set|series|number))\b", re.IGNORECASE)
+_QUESTION = re.compile(r"(?:how|whether|why|what|when)\s+\w+\s+\w+", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:(?:in|over)\s+(?:recent|the\s+(?:last|past))\s+(?:years|decades?)|"
+                   r"recently|nowadays|today|to\s+date|currently|in\s+this\s+(?:paper|work|"
+                   r"study|article),?\s+we\s+\w+)\s*,?\s*", re.IGNORECASE)
+_SUBORDINATE = re.compile(r"(?:while|although|though|if|as|since|despite|given|with|because|"
+                          r"when|whereas|unlike|to|in|on|for|from|at|over|during|after|"
+                          r"before|under)\b", re.IGNORECASE)
+_OBJECT = re.compile(r"^(?:the\s+)?(?:problem|task|question|challenge|issue|use|notion|"
+                     r"concept|idea)\s+of\s+", re.IGNORECASE)
 
 
 def derive_title(abstract: str) -> str:
-    """A short title from the abstract: the introduced name plus what it is, or the topic."""
-    text = _clean(abstract)
-    if not text:
+    """A title of at most MAX_WORDS words from the abstract alone: the introduced name and
+    what it is, else what the paper proposes, studies or does, else its opening or keyphrases."""
+    facts = Abstract.of(abstract)
+    if not re.search(r"\w", facts.text):
         return "Untitled"
-    sentences = _SENTENCE.split(text)
-    for sentence in sentences:
-        for pattern in (_INTRO, _CALLED):
-            match = pattern.search(sentence)
-            if match:
-                titled = _named(_ARTICLE.sub("", match.group("rest")))
-                if titled:
-                    return titled
-    for sentence in sentences:
-        match = _STUDY.search(sentence)
-        if match and not re.match(r"(?:this|these|that|it|how|whether)\b", match.group("rest"), re.I):
-            return _phrase(_ARTICLE.sub("", match.group("rest")), capitalise=True)
-    return _phrase(sentences[0], capitalise=True)
+    found = names.named(facts)
+    if not found:
+        name = names.coined(facts)
+        room = MAX_WORDS - (len(name.split()) if name else 0)
+        found = _contributions(facts, room, name) or _means(facts, room)
+        if name and found:
+            found = [(f"{name}: {_lower(title)}", index) for title, index in found]
+        elif name:
+            found = [(title, 0) for title in names.labelled(name, None, "", facts)]
+    return _best(found or _fallback(facts), facts) or "Untitled"
 
 
-def _clean(text: str) -> str:
-    text = unwrap_math(_COMMANDS.sub(r"\1", text), MATH_CHARS)
-    for pattern, repl in _MARKUP:
-        text = pattern.sub(repl, text)
-    return re.sub(r"\s+", " ", text).strip()
+def _best(candidates: list[tuple[str, int]], facts: Abstract) -> str:
+    """The best-scored candidate, finished, of the first sentence whose best says enough (the
+    first statement of a contribution is the main one; later ones elaborate), else the best.
+    An acronym left unexplained (no room to write it out) costs a point."""
+    scored = []
+    for title, index in candidates:
+        title = _finish(title, facts)
+        words = title.split()
+        unexplained = sum(bool(facts.expansion(w)) for w in words[1:] if not w.endswith(":"))
+        scored.append((phrases.score(words, facts.counts) - unexplained, index, title))
+    for index in sorted({index for _, index, _ in scored}):
+        best = max((item for item in scored if item[1] == index), key=lambda item: item[0])
+        if best[0] >= ENOUGH:
+            return best[2]
+    return max(scored, key=lambda item: item[0])[2]
 
 
-def _named(rest: str) -> str | None:
-    """'Lean Finder, a semantic search engine for ...' -> 'Lean Finder: a semantic search engine'."""
-    match = _NAME.match(rest)
-    if not match:
-        return None
-    name = match.group("name").strip()
-    name = re.sub(r"\s+(?:of|for|and|via|with|in|on)$", "", name)
-    acro = (match.group("acro") or "").strip()
-    if not _looks_like_name(name) and not _looks_like_name(acro):
-        return None
-    label = f"{acro} ({name})" if acro and len(name.split()) > 1 else name
-    if acro and len(label.split()) > 6:
-        label = acro
-    after = rest[match.end():].lstrip(" ,:-\u2014").strip()
-    described = re.match(r"^(?:which is |that is |i\.e\.,? )?((?:a|an|the)\s+.+)", after)
-    if described:
-        what = re.sub(r"^(?:an?|the) (?:novel|new) ", "", described.group(1))
-        what = what if what.lower().startswith(("a ", "an ", "the ")) else _article(what)
-        words = MAX_WORDS - len(label.split())
-        return f"{label}: {_phrase(what, max_words=max(words, 5))}"
-    return label
+def _contributions(facts: Abstract, room: int, name: str | None = None) -> list[tuple[str, int]]:
+    """What the paper proposes or studies, as a noun phrase of at most `room` words:
+    'Implicit bias of incremental Adam for logistic regression on linearly separable data'
+    (what it proposes listed first in a sentence; `name` is not a topic of its own)."""
+    candidates = []
+    for index, sentence in enumerate(facts.sentences):
+        found = [next(g for g in m.groups() if g) for m in names.INTRO.finditer(sentence)]
+        studied = [m.group("rest") for m in _STUDY.finditer(sentence)]
+        passive = names.PASSIVE.search(sentence)
+        found += studied + ([passive.group("passive")] if passive else [])
+        for rest in found:
+            if _REFUSED.match(rest) and not (rest in studied and _QUESTION.match(rest)):
+                continue  # "we study this": nothing to name; "we study why X": a question
+            words = clause(_OBJECT.sub("", names.ARTICLE.sub("", rest))).split()
+            cuts = phrases.cuts(words, room, start=2)[:3]
+            candidates.extend((" ".join(cut), index) for cut in cuts)
+            if cuts and names.says_little(cuts[0]):  # "Causal autoregressive buffer": for what
+                candidates.extend((f"{' '.join(cuts[0])} for {topic}", index) for topic in
+                                  topics(facts, room - len(cuts[0]) - 1, [*cuts[0], name or ""]))
+    return candidates
 
 
-def _article(phrase: str) -> str:
-    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
+def _means(facts: Abstract, room: int) -> list[tuple[str, int]]:
+    """How the paper does it, as a gerund phrase: 'Extending self-improvement to ...'."""
+    candidates = []
+    for index, sentence in enumerate(facts.sentences):
+        for match in _MEANS.finditer(sentence):
+            verb = match.group("verb") or phrases.gerund(match.group("base") or match.group("any"))
+            rest = match.group("rest") or match.group("more") or match.group("object")
+            if match.group("any") and (match.group("any").lower() in _NOT_MEANS or _REFUSED.match(
+                    rest) or match.group("any").lower().endswith(("ed", "s"))):
+                continue
+            cut = phrases.complete([verb.capitalize(), *clause(rest).split()], room, start=3)
+            if cut:
+                candidates.append((" ".join(cut), index))
+    return candidates
 
 
-def _looks_like_name(token: str) -> bool:
-    """A coined name: internal capitals or digits (BWCache, R-WoM), or two capitalised words."""
-    if not token or token in _GENERIC:
-        return False
-    words = token.split()
-    if len(words) == 1:
-        word = words[0]
-        return bool(re.search(r"[A-Z].*[A-Z]|\d", word[1:] if len(word) > 1 else "")) or (
-            word[0].isupper() and word.lower() not in {"a", "an", "the"} and len(word) > 3
-        )
-    return sum(w[0].isupper() for w in words) >= 2
+def _fallback(facts: Abstract) -> list[tuple[str, int]]:
+    """No contribution statement: the first sentence's main clause ("While X, Y remains
+    open" -> Y), cut to a phrase, or the two top keyphrases joined."""
+    first = _LEAD.sub("", facts.sentences[0])
+    if _SUBORDINATE.match(first) and "," in first:
+        first = first.split(",", 1)[1]
+    opening = phrases.complete(clause(first).split(), MAX_WORDS, start=2)
+    if opening:
+        return [(" ".join(opening), 0)]
+    top = [t for t in topics(facts, MAX_WORDS // 2, []) if " " in t]
+    words = [w for w in first.split() if w != ";"]
+    return [(top[0], 0)] if top else [(" ".join(words[:MAX_WORDS]), 0)]
 
 
-def _phrase(text: str, *, max_words: int = MAX_WORDS, capitalise: bool = False) -> str:
-    """Cut a clause at its first natural break, then to at most `max_words` words."""
-    text = re.sub(r"\s*\([^()]{1,30}\)", "", text)
-    clause = text
-    for stop in _STOP_AT.finditer(text):
-        if len(text[: stop.start()].split()) >= 4:
-            clause = text[: stop.start()]
-            break
-    words = clause.rstrip(" .").split()
-    if len(words) > max_words:
-        words = words[:max_words]
-        while words and words[-1].lower() in {"of", "for", "and", "the", "a", "an", "in", "on",
-                                               "with", "to", "via", "from", "at", "by", "or"}:
-            words.pop()
-        words[-1] = words[-1].rstrip(",;:") + "\u2026"
-    phrase = " ".join(words)
-    return phrase[:1].upper() + phrase[1:] if capitalise else phrase
+def _lower(title: str) -> str:
+    """A phrase as it reads after a name and a colon: 'a method ...', 'Markov fields ...'."""
+    first = title.split()[0]
+    if first[1:].islower() and first[:1].isupper():
+        title = first.lower() + title[len(first):]
+    if first.lower().endswith(("ing", "s")):
+        return title  # "extending ...", "graphs ...": no article
+    return phrases.with_article(title.split())
+
+
+def _finish(title: str, facts: Abstract) -> str:
+    """Acronyms the abstract defines written out (not the name) while the title stays within
+    MAX_WORDS; no trailing punctuation; first letter capital."""
+    words = title.split()
+    index = next((i for i, w in enumerate(words) if w.endswith(":")), -1) + 1
+    while index < len(words):
+        word = words[index].strip(",.;:()")
+        expansion = facts.expansion(word).split()
+        if expansion and all(w.islower() for w in expansion[1:]):
+            expansion[0] = expansion[0].lower()
+        if expansion and word not in facts.acronyms and not expansion[-1].endswith("s"):
+            expansion[-1] += "s"  # "LLMs" -> "large language models"
+        known = {phrases.stem(w) for w in words}
+        if expansion and len(words) - 1 + len(expansion) <= MAX_WORDS and not (
+                {phrases.stem(e) for e in expansion} <= known):
+            words[index:index + 1] = expansion
+            index += len(expansion)
+        else:
+            index += 1
+    title = " ".join(words[:MAX_WORDS]).strip(" ,;:.")
+    title = re.sub(r"\b([Aa])n? (?=(\S+))", lambda m: _article(m.group(1), m.group(2)), title)
+    return title[:1].upper() + title[1:] if title[:1].isascii() else title  # a Greek letter stays
+
+
+def _article(letter: str, word: str) -> str:
+    """'a' or 'an' before `word`, in the case of `letter` ("a algorithm" -> "an algorithm")."""
+    article = phrases.with_article(["a", word]).split()[0]
+    return (article if letter == "a" else article.capitalize()) + " "

@@ -3,7 +3,7 @@ folder: corpus.jsonl[.gz], a queries file and a qrels file.
 
 Queries with a `text` field are searches ("[n]" citation markers stripped); queries with
 `title`/`abstract` instead are documents, ranked as `similar_to_text` ranks them (the query
-paper is not in the corpus).
+paper is not in the corpus): by the paper-to-paper policy (policy.PAPER_FUSION).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.eval.metrics import METRICS, mean_scores, score_run
 from explorer.files import ReadErrors, read_jsonl
+from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer
 from explorer.query.ranking import LEXICAL, MODES
 
@@ -176,7 +177,9 @@ def evaluate(explorer: Explorer, query_set: QuerySet, modes: Sequence[str] = MOD
 
 def _ranked(explorer: Explorer, query: Query, vector, mode: str, diverse: bool = False
             ) -> list[int]:
-    hits = explorer.rank(query.text, vector, TOP_K, mode=mode, diverse=diverse)
+    hits = explorer.rank(query.text, vector, TOP_K, mode=mode, diverse=diverse,
+                         kind=PAPERS if query.is_document else QUESTIONS,
+                         paper_query=query.is_document)
     return [explorer.row(hit.paper_id) for hit in hits]
 
 

@@ -10,6 +10,8 @@ import importlib.util
 
 AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH = "auto", "openvino", "onnx-int8", "onnx", "torch"
 BACKENDS = (AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH)
+# The int8 weights of `onnx-int8` (dynamic quantisation): signed or unsigned (int8_weights).
+SIGNED, UNSIGNED = "s8", "u8"
 
 
 def cpu_flags() -> frozenset[str]:
@@ -32,12 +34,29 @@ def has_vnni(flags: frozenset[str]) -> bool:
     return bool({"avx512_vnni", "avx_vnni", "amx_int8"} & flags)
 
 
+def int8_weights(flags: frozenset[str] | None = None) -> str:
+    """The weight type of dynamic int8 on this CPU: signed where VNNI multiplies unsigned
+    activations by signed weights into exact 32-bit sums (ONNX Runtime's fastest kernels,
+    measured there). Without VNNI the same u8s8 product (AVX2's vpmaddubsw) saturates its 16-bit
+    pair sums; unsigned weights take ONNX Runtime's u8u8 kernels, which do not: on an AVX2 EPYC
+    they drifted 0.0048 mean cosine against 0.0065 for signed ones (benchmarks/README.md)."""
+    flags = cpu_flags() if flags is None else flags
+    return SIGNED if has_vnni(flags) else UNSIGNED
+
+
 def auto_backends(flags: frozenset[str] | None = None) -> list[str]:
-    """Backends worth trying on this CPU, fastest acceptable first; torch always last."""
+    """Backends worth trying on this CPU, fastest acceptable first; torch always last.
+
+    Native bf16 (AVX-512 bf16, AMX): OpenVINO bf16, practically exact. Then ONNX Runtime fp32.
+    Dynamic int8 (`onnx-int8`, see int8_weights) is never automatic: it quantises activations
+    with one scale per batch, so a text's vector depends on the texts embedded beside it (cosine
+    0.990 between one abstract alone and in a batch on an AVX2 EPYC, 1.000 for fp32): a paper
+    embedded in a build and again as a query, or two questions batched together, would not
+    agree. It stays an explicit choice (benchmarks/README.md has its speed and drift)."""
     flags = cpu_flags() if flags is None else flags
     order = []
     if has_bf16(flags) and importlib.util.find_spec("openvino") is not None:
         order.append(OPENVINO)
     if importlib.util.find_spec("onnxruntime") is not None:
-        order += [ONNX_INT8, ONNX] if has_vnni(flags) else [ONNX]
+        order.append(ONNX)
     return order + [TORCH]

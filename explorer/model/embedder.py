@@ -18,7 +18,7 @@ from explorer.batching import Batcher
 from explorer.errors import ModelNotFoundError
 from explorer.files import file_checksum
 from explorer.model import catalog
-from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends
+from explorer.model.backends import AUTO, BACKENDS, ONNX_INT8, TORCH, auto_backends, int8_weights
 from explorer.settings import DEFAULT_BATCH_SIZE, default_cache_dir
 
 logger = logging.getLogger(__name__)
@@ -123,7 +123,8 @@ class Embedder:
     """The model, on the fastest backend this machine runs well. Vectors are unit float32 rows.
 
     Backends: ``openvino`` (bf16 on CPUs with native bf16, else fp32), ``onnx-int8`` (ONNX
-    Runtime, dynamically quantised matrix multiplies), ``onnx`` (ONNX Runtime fp32) and
+    Runtime, dynamically quantised matrix multiplies, with the int8 weights that suit the
+    CPU: backends.int8_weights), ``onnx`` (ONNX Runtime fp32) and
     ``torch`` (sentence-transformers itself). ``auto`` takes the first that fits the CPU and
     loads; see benchmarks/README.md for the measurements behind the order. The exported
     backends need no torch at query time; their export is cached by model fingerprint.
@@ -159,7 +160,7 @@ class Embedder:
 
     def _load(self, backend: str, cache_dir: Path | None) -> None:
         if backend == TORCH:
-            self._exported = None
+            self._exported, self._pools_spans = None, False
             self._model = _sentence_transformer(self.spec.path)
             self._model.preprocess = self._serialised(self._model.preprocess)
             dimension = getattr(self._model, "get_embedding_dimension", None) or (
@@ -168,12 +169,14 @@ class Embedder:
             self.max_seq_length = int(self._model.max_seq_length)
             self.precision = "fp32"
         else:
-            from explorer.model.export import ensure_export
+            from explorer.model.export import INT8_FILES, ensure_export
             from explorer.model.runtimes import ExportedModel
 
+            weights = int8_weights() if backend == ONNX_INT8 else None
             folder, meta = ensure_export(self.spec.path, self.spec.fingerprint,
-                                         int8=backend == ONNX_INT8, cache_dir=cache_dir)
-            self._exported = ExportedModel(folder, meta, backend)
+                                         int8=weights, cache_dir=cache_dir)
+            self._exported = ExportedModel(folder, meta, backend, INT8_FILES.get(weights))
+            self._pools_spans = meta.get("pooling") == "mean"  # CLS models: spans embedded alone
             self.dimension = self._exported.dimension
             self.max_seq_length = self._exported.max_seq_length
             self.precision = self._exported.precision
@@ -206,6 +209,39 @@ class Embedder:
         if not chunks:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.vstack(chunks)
+
+    def embed_documents_with_spans(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]],
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Texts -> (float32 (n, d) as embed_documents gives them, per text float32 (k, d) unit
+        vectors of its character `spans`). On an exported mean-pooling model the span vectors
+        are pooled from the texts' own pass (model/pooling.py); else each span is embedded as
+        a text of its own (a second model run)."""
+        vectors, parts = [], []
+        step = self.batch_size * 16
+        for start in range(0, len(texts), step):
+            chunk, chunk_spans = list(texts[start:start + step]), spans[start:start + step]
+            if self._exported is not None and self._pools_spans:
+                chunk_vectors, chunk_parts = self._exported.embed_spans(chunk, chunk_spans,
+                                                                        self.batch_size)
+            else:
+                chunk_vectors, chunk_parts = self._encode(chunk), self._span_vectors(
+                    chunk, chunk_spans)
+            vectors.append(chunk_vectors)
+            parts.extend(chunk_parts)
+            if progress:
+                progress(len(chunk))
+        if not vectors:
+            return np.zeros((0, self.dimension), dtype=np.float32), []
+        return np.vstack(vectors), parts
+
+    def _span_vectors(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]]
+                      ) -> list[np.ndarray]:
+        pieces = [text[s:e] for text, text_spans in zip(texts, spans) for s, e in text_spans]
+        flat = self._encode(pieces) if pieces else np.zeros((0, self.dimension), np.float32)
+        bounds = np.cumsum([0] + [len(text_spans) for text_spans in spans])
+        return [flat[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query -> float32 (d,), unit length. Safe from many threads at once:

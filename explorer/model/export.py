@@ -1,7 +1,9 @@
 """Export a local sentence-transformers model to ONNX once, cached by the model's fingerprint.
 
 The export holds the whole encoder, mean/CLS pooling and L2 normalisation, so running it needs
-only `tokenizers` plus ONNX Runtime or OpenVINO: no torch, no sentence-transformers import. The
+only `tokenizers` plus ONNX Runtime or OpenVINO: no torch, no sentence-transformers import. Its
+second output, the encoder's last token states, lets a build pool a vector for each sentence from
+the paper's own pass (runtimes.ExportedModel.embed_spans). The
 files are build artifacts kept outside the repository (default ``~/.cache/paper-explorer``),
 written to temp names and renamed, with ``meta.json`` last, so a crashed export is never used.
 """
@@ -9,21 +11,29 @@ written to temp names and renamed, with ``meta.json`` last, so a crashed export 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from explorer.files import atomic_write
+from explorer.model.backends import SIGNED, UNSIGNED
 from explorer.settings import default_cache_dir
 
 FP32_FILE = "model.onnx"
-INT8_FILE = "model-int8.onnx"
+INT8_FILE = "model-int8.onnx"  # signed int8 weights (CPUs with VNNI)
+# The dynamic int8 file per weight type (backends.int8_weights) and the precision it is.
+INT8_FILES = {SIGNED: INT8_FILE, UNSIGNED: "model-int8-u8.onnx"}
+INT8_PRECISIONS = {INT8_FILE: "int8-dynamic", "model-int8-u8.onnx": "int8-dynamic-u8"}
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
-EXPORT_VERSION = 1
+# 2: the graph also outputs TOKEN_STATES; an export of version 1 lacks them and is made anew.
+EXPORT_VERSION = 2
+EMBEDDING, TOKEN_STATES = "embedding", "token_states"  # the graph's outputs, in this order
 LOCK_FILE = ".export.lock"
 _POOLING_MODES = ("mean", "cls")
 _LOCKS: dict[Path, threading.Lock] = {}
@@ -31,9 +41,11 @@ _LOCKS_GUARD = threading.Lock()
 
 
 def export_folder(fingerprint: str, cache_dir: Path | None = None) -> Path:
-    """Where the export of a model lives: CACHE/models/FINGERPRINT, where CACHE is `cache_dir`,
-    else the settings' cache folder (EXPLORER_CACHE, else ~/.cache/paper-explorer)."""
-    return (cache_dir or default_cache_dir()) / "models" / fingerprint
+    """Where the export of a model lives: CACHE/models/FINGERPRINT-vVERSION, where CACHE is
+    `cache_dir`, else the settings' cache folder (EXPLORER_CACHE, else ~/.cache/paper-explorer).
+    The export version is part of the name, so that processes of two versions sharing a cache
+    never rewrite each other's export (version 1 lived in CACHE/models/FINGERPRINT)."""
+    return (cache_dir or default_cache_dir()) / "models" / f"{fingerprint}-v{EXPORT_VERSION}"
 
 
 def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
@@ -52,23 +64,27 @@ def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
     return meta
 
 
-def ensure_export(model_path: Path, fingerprint: str, *, int8: bool = False,
+def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None,
                   cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """Export (and, with `int8`, quantise) the model unless a valid export exists.
+    """Export (and, with `int8`, the weight type "s8" or "u8", quantise) the model unless a
+    valid export exists; the int8 file is INT8_FILES[int8].
 
     Returns (folder, meta). Raises ValueError when the model cannot be expressed this way
     (e.g. an unsupported pooling mode) and ImportError when torch/onnx are missing.
     """
+    if int8 is not None and int8 not in INT8_FILES:
+        raise ValueError(f"int8 weights must be one of {tuple(INT8_FILES)}, got {int8!r}")
+    name = INT8_FILES.get(int8) if int8 is not None else None
     folder = export_folder(fingerprint, cache_dir)
     meta = load_meta(folder, fingerprint)
-    if meta is not None and (not int8 or INT8_FILE in meta["files"]):
+    if meta is not None and (name is None or name in meta["files"]):
         return folder, meta
     folder.mkdir(parents=True, exist_ok=True)
     with _export_lock(folder):  # another thread or process may have exported meanwhile
         meta = load_meta(folder, fingerprint) or _export(model_path, fingerprint, folder)
-        if int8 and INT8_FILE not in meta["files"]:
-            atomic_write(folder / INT8_FILE, lambda tmp: _quantize(folder / FP32_FILE, tmp))
-            meta["files"][INT8_FILE] = (folder / INT8_FILE).stat().st_size
+        if name is not None and name not in meta["files"]:
+            atomic_write(folder / name, lambda tmp: _quantize(folder / FP32_FILE, tmp, int8))
+            meta["files"][name] = (folder / name).stat().st_size
             _write_meta(folder, meta)
     return folder, meta
 
@@ -98,7 +114,8 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     import torch
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
+    with _quiet():
+        model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
     wrapped, input_names, pad_id = _wrap(model)
     sample = model.tokenizer(["a short text", "a somewhat longer sample text"], padding=True,
                              return_tensors="pt")
@@ -106,17 +123,18 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     axes = {name: {0: "batch", 1: "tokens"} for name in input_names}
 
     def write(tmp: Path) -> None:
-        with torch.no_grad():
+        with torch.no_grad(), _quiet():
             torch.onnx.export(wrapped, args, os.fspath(tmp), input_names=list(input_names),
-                              output_names=["embedding"], opset_version=17, dynamo=False,
-                              dynamic_axes={**axes, "embedding": {0: "batch"}})
+                              output_names=[EMBEDDING, TOKEN_STATES], opset_version=17,
+                              dynamo=False, dynamic_axes={**axes, EMBEDDING: {0: "batch"},
+                                                          TOKEN_STATES: {0: "batch", 1: "tokens"}})
 
     atomic_write(folder / FP32_FILE, write)
     tokenizer = _backend_tokenizer(model, model_path)
     atomic_write(folder / TOKENIZER_FILE, lambda tmp: tmp.write_text(tokenizer, encoding="utf-8"))
     meta = {
         "version": EXPORT_VERSION, "fingerprint": fingerprint, "source": str(model_path),
-        "inputs": list(input_names), "pad_id": pad_id,
+        "inputs": list(input_names), "pad_id": pad_id, "pooling": wrapped.mode,
         "dimension": int(wrapped.dimension), "max_seq_length": int(model.max_seq_length),
         "files": {name: (folder / name).stat().st_size for name in (FP32_FILE, TOKENIZER_FILE)},
     }
@@ -124,8 +142,32 @@ def _export(model_path: Path, fingerprint: str, folder: Path) -> dict[str, Any]:
     return meta
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Silence exactly what loading and tracing the model print that a user cannot act on:
+    transformers' "Loading weights" bar, torch's TracerWarning (Python values in the trace are
+    frozen as constants; tests/test_backends.py checks the export against the model) and
+    torch.onnx's UserWarnings about how it writes an op in ONNX. Other warnings and every error
+    go through. The warning filters are the process's (as any catch_warnings): an export runs
+    once per model and machine, so a warning of another thread is rarely hidden meanwhile."""
+    import torch
+    from transformers.utils import logging as transformers_logging
+
+    bars = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+            warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\.onnx\.")
+            yield
+    finally:
+        if bars:
+            transformers_logging.enable_progress_bar()
+
+
 def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
-    """The encoder plus pooling and normalisation as one torch module with tensor inputs."""
+    """The encoder plus pooling and normalisation as one torch module with tensor inputs; it
+    returns the unit vectors (batch, d) and the last token states (batch, tokens, d)."""
     import torch
 
     transformer, pooling = model[0], model[1]
@@ -143,6 +185,7 @@ def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
             super().__init__()
             self.encoder = encoder
             self.dimension = encoder.config.hidden_size
+            self.mode = mode
 
         def forward(self, *inputs):
             named = dict(zip(input_names, inputs))
@@ -152,7 +195,7 @@ def _wrap(model) -> tuple[Any, tuple[str, ...], int]:
             else:
                 mask = named["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
+            return torch.nn.functional.normalize(pooled, p=2.0, dim=1), hidden
 
     pad_id = model.tokenizer.pad_token_id
     return Encoder().eval(), input_names, int(pad_id if pad_id is not None else 0)
@@ -169,8 +212,9 @@ def _backend_tokenizer(model, model_path: Path) -> str:
     return backend.to_str()
 
 
-def _quantize(source: Path, target: Path) -> None:
-    """Dynamic int8: weights of the matrix multiplies only, per output channel.
+def _quantize(source: Path, target: Path, weights: str) -> None:
+    """Dynamic int8: weights of the matrix multiplies only, per output channel, signed ("s8")
+    or unsigned ("u8"; activations are unsigned either way, so u8 runs u8u8 kernels).
 
     Quantising every op (embeddings included) moved vectors by ~0.06 cosine on abstracts;
     MatMul-only per-channel keeps the mean drift near 0.005 (see benchmarks/README.md).
@@ -178,9 +222,34 @@ def _quantize(source: Path, target: Path) -> None:
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
-                     per_channel=True, weight_type=QuantType.QInt8,
-                     extra_options={"DefaultTensorType": TensorProto.FLOAT})
+    weight_type = QuantType.QInt8 if weights == SIGNED else QuantType.QUInt8
+    with _without_preprocessing_advice():
+        quantize_dynamic(os.fspath(source), os.fspath(target), op_types_to_quantize=["MatMul"],
+                         per_channel=True, weight_type=weight_type,
+                         extra_options={"DefaultTensorType": TensorProto.FLOAT})
+
+
+class _PreprocessingAdvice(logging.Filter):
+    """ONNX Runtime's "Please consider to run pre-processing before quantization" (its shape
+    inference step, which a transformer with dynamic axes does not need): nothing to act on."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Please consider to run pre-processing")
+
+
+@contextmanager
+def _without_preprocessing_advice() -> Iterator[None]:
+    """ORT logs that advice on the root logger, whose first record would also install a
+    stderr handler for the whole process (logging.basicConfig); a NullHandler prevents that
+    for the quantisation's duration and the filter drops the advice; other records pass."""
+    root, advice, quiet = logging.getLogger(), _PreprocessingAdvice(), logging.NullHandler()
+    root.addFilter(advice)
+    root.addHandler(quiet)
+    try:
+        yield
+    finally:
+        root.removeHandler(quiet)
+        root.removeFilter(advice)
 
 
 def _write_meta(folder: Path, meta: dict[str, Any]) -> None:

@@ -23,14 +23,26 @@ from typing import Any
 import numpy as np
 
 from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO
-from explorer.model.export import FP32_FILE, INT8_FILE, TOKENIZER_FILE
+from explorer.model.export import (
+    EMBEDDING,
+    FP32_FILE,
+    INT8_FILE,
+    INT8_PRECISIONS,
+    TOKEN_STATES,
+    TOKENIZER_FILE,
+)
+from explorer.model.pooling import Spans, pool_spans, windowed
 from explorer.settings import thread_limit
 
 
 class ExportedModel:
-    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes."""
+    """An exported encoder: texts -> unit vectors (n, d) float32, on one of the runtimes.
 
-    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str) -> None:
+    `model_file` names the file in `folder` to run instead of the runtime's own (FP32_FILE,
+    INT8_FILE for onnx-int8): the int8 file of another weight type, a benchmark's candidate."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], runtime: str,
+                 model_file: str | None = None) -> None:
         from tokenizers import Tokenizer
 
         text = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
@@ -51,16 +63,18 @@ class ExportedModel:
         # dynamic int8, which quantises each batch by its own range of activations.
         self.query_runs = _cores()
         self.batch_independent = runtime != ONNX_INT8
+        self._run_states: Callable[[dict], tuple[np.ndarray, np.ndarray]]
         if runtime == OPENVINO:
-            openvino = _OpenVino(folder / FP32_FILE, folder / "openvino-cache")
+            openvino = _OpenVino(folder / (model_file or FP32_FILE), folder / "openvino-cache")
             self._run, self._run_all = openvino.run, openvino.run_all
-            self._run_query = openvino.run
+            self._run_query, self._run_states = openvino.run, openvino.run_states
             self.precision = openvino.precision
         elif runtime in (ONNX, ONNX_INT8):
-            name = INT8_FILE if runtime == ONNX_INT8 else FP32_FILE
+            name = model_file or (INT8_FILE if runtime == ONNX_INT8 else FP32_FILE)
             onnx = _OnnxRuntime(folder / name)
             self._run, self._run_query = onnx.run, onnx.run_one_thread
-            self.precision = "int8-dynamic" if runtime == ONNX_INT8 else "fp32"
+            self._run_states = onnx.run_states
+            self.precision = INT8_PRECISIONS.get(name, "int8") if runtime == ONNX_INT8 else "fp32"
         else:
             raise ValueError(f"unknown runtime {runtime!r}")
         self.runtime = runtime
@@ -81,6 +95,31 @@ class ExportedModel:
         for rows, vectors in zip(batches, results):
             out[rows] = vectors
         return out
+
+    def embed_spans(self, texts: Sequence[str], spans: Sequence[Spans], batch_size: int
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Unit vectors (n, d) of `texts`, as `embed` gives them, and for each text the unit
+        vectors (k, d) of its character `spans`, pooled from the same pass's token states
+        (pooling.py; spans past the window come from further windows)."""
+        return windowed(lambda part, part_spans: self._pooled_pass(part, part_spans, batch_size),
+                        texts, spans)
+
+    def _pooled_pass(self, texts: list[str], spans: list[Spans], batch_size: int
+                     ) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
+        encodings = self._tokenizer.encode_batch(texts)
+        order = np.argsort(-np.array([len(e.ids) for e in encodings]), kind="stable")
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        pooled: list[Any] = [None] * len(texts)
+        whole = [0] * len(texts)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            vectors, states = self._run_states(self._feed([encodings[i] for i in rows]))
+            out[rows] = vectors
+            for row, row_states in zip(rows, states):
+                encoding = encodings[row]
+                pooled[row], whole[row] = pool_spans(row_states, encoding.offsets,
+                                                     encoding.special_tokens_mask, spans[row])
+        return out, pooled, whole
 
     def token_count(self, text: str) -> int:
         """Tokens before truncation, special tokens included."""
@@ -112,8 +151,8 @@ class ExportedModel:
 
 class _OnnxRuntime:
     """ONNX Runtime sessions of one model file: one on a single thread for questions, and one
-    with a thread per core for batches of documents, made on first use. `run` is
-    thread-safe on both. A one-thread session computes on the calling thread alone, so that
+    with a thread per core for batches of documents (and their token states), made on first
+    use. `run` is thread-safe on both. A one-thread session computes on the calling thread alone, so that
     questions from several threads run side by side, one per core, instead of each run's
     intra-op threads (spinning while they wait for work) competing for the same cores: on the
     shared 2-core machine a question took half the CPU time and wall time on one thread
@@ -125,10 +164,15 @@ class _OnnxRuntime:
         self._lock = threading.Lock()  # held only while a session is made
 
     def run(self, feed: dict) -> np.ndarray:
-        return self._session(_cores()).run(None, feed)[0]
+        return self._session(_cores()).run([EMBEDDING], feed)[0]
 
     def run_one_thread(self, feed: dict) -> np.ndarray:
-        return self._session(1).run(None, feed)[0]
+        return self._session(1).run([EMBEDDING], feed)[0]
+
+    def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors and the last token states, on the session with a thread per core."""
+        vectors, states = self._session(_cores()).run([EMBEDDING, TOKEN_STATES], feed)
+        return vectors, states
 
     def _session(self, threads: int) -> Any:
         session = self._sessions.get(threads)
@@ -176,6 +220,17 @@ class _OpenVino:
         request = requests.get()
         try:
             return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+        finally:
+            requests.put(request)
+
+    def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors and token states for one feed, on an idle request of the pool."""
+        requests = self._requests or self._request_pool()
+        request = requests.get()
+        try:
+            outputs = request.infer(feed)
+            return (np.array(outputs[0], dtype=np.float32, copy=True),
+                    np.array(outputs[1], dtype=np.float32, copy=True))
         finally:
             requests.put(request)
 

@@ -2,10 +2,11 @@
 random cosines of the same corpus (stored at build time, build/quantiles.py) and named by the
 share of them it beats.
 
-A question's score (search, search_vector, similar_to_text, recommend from a query alone) is
-compared with title-like questions' cosines with other papers; a paper's (similar, recommend
-from liked papers) with random paper pairs'. An index built before the question scores were
-stored compares a question's score with paper pairs, as before: a percentile, no word.
+A question's score (search, search_vector, recommend from a query alone) is compared with
+title-like questions' cosines with other papers; a paper's or a document's (similar,
+similar_to_text, recommend from liked papers) with random paper pairs'. An index built before
+the question scores were stored compares a question's score with paper pairs, as before: a
+percentile, no word.
 """
 
 from __future__ import annotations

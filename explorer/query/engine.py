@@ -10,13 +10,21 @@ from typing import Any
 
 import numpy as np
 
-from explorer.artifacts.layout import MAP, SENTENCE_TABLE, SENTENCE_VECTORS
+from explorer.artifacts.layout import (
+    MAP,
+    RELATIVE_ROWS,
+    RELATIVE_SCORES,
+    RELATIVES,
+    SENTENCE_TABLE,
+    SENTENCE_VECTORS,
+)
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
+from explorer.index.pairs import Pairs
 from explorer.model.embedder import AUTO, Embedder, ModelSpec
 from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.query.channels import (
@@ -59,6 +67,7 @@ class Explorer:
         self._rows = PaperRows(artifacts.papers)
         self._facets = FacetTable(artifacts.papers)
         self._lexical: LexicalIndex | None = None
+        self._relatives: Pairs | None = None
         self._embedder_lock = threading.Lock()
         self._lexical_lock = threading.Lock()
         self._channels: dict[str, Channel] = {
@@ -150,7 +159,8 @@ class Explorer:
         row = self.row(paper_id)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
-        return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS)
+        return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS,
+                         paper_query=True)
 
     def similar_to_text(self, text: str, top_k: int | None = None,
                         filters: Filters | None = None, *, options: QueryOptions | None = None,
@@ -161,20 +171,22 @@ class Explorer:
             return []
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         vector = None if options.mode == LEXICAL else self.embedder.embed_documents([text])[0]
-        return self.rank(text, vector, options=options)
+        return self.rank(text, vector, options=options, kind=PAPERS, paper_query=True)
 
-    def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,
+    def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,  # noqa: PLR0913
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
-             kind: str = QUESTIONS, **changes: Any) -> list[Hit]:
+             kind: str = QUESTIONS, paper_query: bool = False, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
         (and is what hits' cosine scores are to, placed on `scale(kind)`; BM25 scores in
-        lexical mode); rows in `exclude` never come back; `dense_scores` (n,), when given,
-        replace the vector search as the dense channel (e.g. an SVM's; no feedback then). What
+        lexical mode); `paper_query`: the text is one paper's (policy.plan_for ranks it as a
+        paper, not a question); rows in `exclude` never come back; `dense_scores` (n,), when
+        given, replace the vector search as the dense channel (e.g. an SVM's; no feedback). What
         runs is decided by policy.plan_for (channels, fusion, feedback, depth) and carried out
         by pipeline.run."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        plan = plan_for(options.mode, options, scores=dense_scores is not None)
+        plan = plan_for(options.mode, options, scores=dense_scores is not None,
+                        paper_query=paper_query, papers=len(self.papers))
         request = Request(text, vector, dense_scores,
                           ceiling=lambda: query_ceiling(self.lexical, text))
         channels = [self._channels[name] for name in plan.channels]
@@ -292,8 +304,22 @@ class Explorer:
         return data
 
     @property
+    def stored_relatives(self) -> tuple[Pairs, float] | None:
+        """The close pairs stored at build time (build/relatives.py) and the lowest cosine
+        stored; None for an index built before them (query/twins.py reads this)."""
+        arrays, found = self.artifacts.arrays, self.artifacts.extras.get(RELATIVES)
+        if RELATIVE_ROWS not in arrays or RELATIVE_SCORES not in arrays or not isinstance(
+                found, dict) or not isinstance(found.get("floor"), (int, float)):
+            return None
+        if self._relatives is None:  # two threads may both make it: the same, and immutable
+            self._relatives = Pairs(np.asarray(arrays[RELATIVE_ROWS], dtype=np.int64),
+                                    np.asarray(arrays[RELATIVE_SCORES], dtype=np.float32))
+        return self._relatives, float(found["floor"])
+
+    @property
     def has_sentence_vectors(self) -> bool:
-        """True when the index stores sentence vectors (not built with --no-sentences)."""
+        """True when the index stores sentence vectors (not built with --no-sentences, and its
+        build has written them: they come after the index)."""
         return SENTENCE_TABLE in self.artifacts.arrays
 
     def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:

@@ -1,7 +1,8 @@
 """Why a paper matched: its best sentences for a query, or sentence pairs tying two papers.
 
-Computed from the sentence vectors stored at build time; an index built with --no-sentences
-embeds the sentences of the one paper on demand instead (`Explainable.sentences`).
+Computed from the sentence vectors stored at build time; an index built with --no-sentences (or
+whose build is still writing them: they come after the index) embeds the sentences of the one
+paper on demand instead (`Explainable.sentences`).
 """
 
 from __future__ import annotations

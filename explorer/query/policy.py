@@ -1,7 +1,9 @@
 """The ranking policy: which channels a request asks, how their lists are fused, whether the
 feedback pass runs, how deep each channel looks. pipeline.py carries a Plan out.
 
-Changing the hybrid fusion (e.g. to ranking.absolute_fusion) is one line: HYBRID_FUSION.
+A question (`search`) and a paper (`similar`) are ranked by policies chosen on their own
+judgments: HYBRID_FUSION + DEFAULT_FEEDBACK for questions and for papers in large corpora,
+PAPER_FUSION without feedback for papers in corpora below PAPER_POLICY_BELOW papers.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from explorer.query.ranking import (
     HYBRID,
     LEXICAL,
     LEXICAL_WEIGHT,
+    PAPER_LEXICAL_WEIGHT,
     absolute_fusion,
     blend_fusion,
     check_mode,
@@ -49,12 +52,21 @@ def absolute(ranked: Sequence[Ranked], weights: Sequence[float], request: Reques
     return absolute_fusion(dense, lexical, request.ceiling(), weights[1])
 
 
-# How hybrid fuses its two channels (dense or scores first, then lexical), with their weights.
-# ABSOLUTE_FUSION is ready but not shipped (ranking.LEXICAL_WEIGHT says what is measured);
-# switching is `HYBRID_FUSION = ABSOLUTE_FUSION` (tests/test_options.py checks the switch).
-# It would take recommend's SVM decision values as if they were cosines: measure that too.
+# How hybrid fuses its two channels (dense or scores first, then lexical), with their weights,
+# for a question. Switching questions to absolute fusion is `HYBRID_FUSION = ABSOLUTE_FUSION`
+# (tests/test_options.py checks the switch); measured in studies/DECISIONS.md, not shipped.
 HYBRID_FUSION: tuple[Fusion, tuple[float, ...]] = (blend, (DENSE_WEIGHT, 1 - DENSE_WEIGHT))
 ABSOLUTE_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, LEXICAL_WEIGHT))
+# One paper as the query (similar, similar_to_text), on a corpus of fewer than
+# PAPER_POLICY_BELOW papers: absolute fusion
+# (its whole text against BM25 gave a lexical channel whose min-max stretch lost to plain
+# cosine there), no feedback pass. From PAPER_POLICY_BELOW papers on, papers are ranked like
+# questions (the blend then the pass: it won there). Both folds of studies/size_gate.py chose
+# this gate and no feedback under the issue's never-lose rule; held out it beats dense at 100
+# and 1,000 papers and on the seed pairs, and is today's ranking from 10,000 papers on.
+# recommend (several papers, SVM scores that are not cosines) keeps HYBRID_FUSION: unmeasured.
+PAPER_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, PAPER_LEXICAL_WEIGHT))
+PAPER_POLICY_BELOW = 10_000
 
 
 @dataclass(frozen=True)
@@ -72,15 +84,21 @@ class Plan:
     cosine: bool  # hits scored by their cosine to Request.vector, else by the fused score
 
 
-def plan_for(mode: str, options: QueryOptions, scores: bool = False) -> Plan:
+def plan_for(mode: str, options: QueryOptions, scores: bool = False,
+             paper_query: bool = False, papers: int | None = None) -> Plan:
     """The Plan for `mode` (lexical, dense or hybrid: the caller resolves the default) and
-    `options` (feedback None: DEFAULT_FEEDBACK). `scores`: the request brings a precomputed
-    score vector (recommend's SVM) that replaces the dense channel; no feedback then."""
+    `options` (feedback None: the policy's default). `scores`: the request brings a
+    precomputed score vector (recommend's SVM) that replaces the dense channel; no feedback
+    then. `paper_query`: the query is one paper's or document's text (similar,
+    similar_to_text), not a question; `papers`: the corpus's size (None: large)."""
     first = SCORES if scores else DENSE
     channels = {LEXICAL: (LEXICAL,), DENSE: (first,), HYBRID: (first, LEXICAL)}[check_mode(mode)]
-    fusion, weights = HYBRID_FUSION
+    paper = (paper_query and not scores and papers is not None
+             and papers < PAPER_POLICY_BELOW)
+    fusion, weights = PAPER_FUSION if paper else HYBRID_FUSION
     fused = len(channels) > 1
-    wanted = DEFAULT_FEEDBACK if options.feedback is None else options.feedback
+    default = False if paper else DEFAULT_FEEDBACK
+    wanted = default if options.feedback is None else options.feedback
     top_k = options.top_k
     return Plan(channels=channels, weights=weights[: len(channels)], fusion=fusion,
                 feedback=fused and wanted and not scores, diverse=options.diverse,

@@ -7,7 +7,9 @@ Corpus text is untrusted, so both formats make it inert for the program that ope
 - BibTeX (written with bibtexparser): every TeX special character is escaped, braces become
   \\textbraceleft{} / \\textbraceright{} so BibTeX's brace counting always balances, and control
   characters become spaces; no command from the corpus reaches TeX, `$...$` math included (it
-  is shown as the characters written). `decode_tex` is the exact inverse, for tests and tools.
+  is shown as the characters written), and the ligatures -- `` '' are broken with {}, so the
+  text read back (explorer.corpus.latex.to_unicode) is the text written. `decode_tex` is the
+  exact inverse, for tests and tools.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ _TEX_TABLE = str.maketrans({
 _TEX_UNESCAPE = {escape: char for char, escape in TEX_ESCAPES.items()}
 _TEX_ESCAPE_RE = re.compile("|".join(re.escape(e) for e in sorted(_TEX_UNESCAPE, key=len,
                                                                     reverse=True)))
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
+_LIGATURE_BREAK = re.compile(r"(?<=-)\{\}(?=-)|(?<=`)\{\}(?=`)|(?<=')\{\}(?=')")
 _URL_SAFE = "-._~:/?#[]@!$&'()*+,;=%"
 _BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _SOURCE = re.compile(r"(.*?)([:#][0-9]+)?")
@@ -135,12 +139,16 @@ def _bib_fields(paper: Paper) -> list[tuple[str, str]]:
 
 
 def escape_tex(text: str) -> str:
-    """Text TeX prints as written and BibTeX sees as brace-balanced; controls become spaces."""
-    return text.translate(_TEX_TABLE)
+    """Text TeX prints as written and BibTeX sees as brace-balanced; controls become spaces.
+
+    The ligatures TeX (and a reader such as ours) makes of -- --- `` '' are broken with {}, so
+    "trees--a forest" comes back as written, not with an en dash."""
+    return _LIGATURE.sub("{}", text.translate(_TEX_TABLE))
 
 
 def decode_tex(text: str) -> str:
     """The inverse of `escape_tex` (up to its control characters, which stay spaces)."""
+    text = _LIGATURE_BREAK.sub("", text)  # a literal {} was escaped, so each is a break
     return _TEX_ESCAPE_RE.sub(lambda m: _TEX_UNESCAPE[m.group(0)], text)
 
 

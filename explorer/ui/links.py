@@ -1,8 +1,9 @@
 """Where the user is in the app, and its shareable link: a Location <-> URL query parameters.
 
 A link reopens exactly one location: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
-neighbours), ``?view=map`` / ``?view=marked``, plus the marked set (``like=ID&like=ID&unlike=ID``),
-the filters (``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
+neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=twins``, plus the marked set
+(``like=ID&like=ID&unlike=ID``), the filters (``venue=``, ``source=``, ``year=2019-2023``)
+and ``k=`` when not the default.
 Repeated keys carry lists, so ids and venue names may contain any character. Links come from
 anyone: `decode` reads any parameters (any types, any text) into a valid Location, never raises.
 """
@@ -16,9 +17,11 @@ from urllib.parse import urlencode
 
 from explorer.query.engine import Filters
 
-ASK, PAPER, MARKED, MAP = "ask", "paper", "marked", "map"
-PAGES = (ASK, PAPER, MARKED, MAP)
-VIEWS = (MARKED, MAP)  # the pages a link names with ?view= (the others follow from q and paper)
+ASK, PAPER, MARKED, MAP, DRAFT, TWINS = "ask", "paper", "marked", "map", "draft", "twins"
+PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TWINS)
+# the pages a link names with ?view= (the others follow from q and paper); a draft is never in
+# a link (it is the reader's own text): ?view=draft opens the empty page
+VIEWS = (MARKED, MAP, DRAFT, TWINS)
 WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100

@@ -16,7 +16,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.query.hits import Hit
-from explorer.ui.links import ASK, MAP, MARKED, PAPER, Location, decode
+from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TWINS, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -24,9 +24,9 @@ from explorer.ui.trail import PaperLookup
 ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
-ON_DEMAND_NOTE = ("This index has no sentence vectors (built with --no-sentences or by an older "
-                  "version), so only the first {count} results are highlighted. To highlight all: "
-                  "`{command}`")
+ON_DEMAND_NOTE = ("This index has no sentence vectors (yet: a build writes them after the index; or "
+                  "built with --no-sentences or by an older version), so only the first {count} "
+                  "results are highlighted. To highlight all: `{command}`")
 SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
               "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
@@ -38,7 +38,8 @@ START = ("Ask in plain words, e.g. *which models can track group operations?* Or
          "topic of this corpus:")
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
 NO_MATCH = "No paper matches the filters. Widen them in the sidebar."
-ASKED = "{count} papers closest to your question; highlighted: its best-matching sentences."
+ASKED = ("{count} papers closest to your question, by meaning (cos) and the words they share; "
+         "highlighted: its best-matching sentences.")
 DERIVED = ":gray-badge[derived title] written from the abstract; the paper has none."
 MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material/thumb_down: "
              "*Less like this*; recommendations from the whole set appear here.")
@@ -46,7 +47,9 @@ STEER = "Steer the recommendations with words (optional)"
 SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and filters."
 # The sidebar's page buttons, in order: page (links.PAGES) -> (label, icon). The paper page has none.
 PAGES = {ASK: ("Ask", ":material/search:"), MARKED: ("Marked ({marked})", ":material/bookmarks:"),
-         MAP: ("Corpus map", ":material/scatter_plot:")}
+         MAP: ("Corpus map", ":material/scatter_plot:"),
+         DRAFT: ("Check my draft", ":material/fact_check:"),
+         TWINS: ("Close relatives", ":material/join_inner:")}
 
 
 # -- the location a link opens ----------------------------------------------------------------
@@ -155,9 +158,26 @@ def highlighted_note(query: str) -> str:
     return f"Highlighted: the sentences closest to “{escape_markdown(plain(query, 80))}”."
 
 
-def terms_note(terms: Sequence[str]) -> str:
-    """The caption naming the terms a hit shares with the question or paper ("" for none)."""
-    return f"shared terms: *{escape_markdown(', '.join(terms[:5]))}*" if terms else ""
+def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
+    """The caption naming the terms a hit shares with the question or paper ("" for none).
+    `lifted` (see `lifted`): the hit sits above a higher cosine, so the caption says why."""
+    words = escape_markdown(", ".join(terms[:5]))
+    if lifted:
+        return (f"above higher cosines for the words it shares: *{words}*" if terms
+                else "above higher cosines: the ranking also weighs shared words (stemmed) and, "
+                "on corpora of 1,000 papers or more, closeness to the top results")
+    return f"shared terms: *{words}*" if terms else ""
+
+
+def lifted(hits: Sequence[Hit]) -> set[str]:
+    """Ids of the hits ranked above a hit with a higher cosine (the fused ranking weighs the
+    shared words, and the feedback pass the best results, besides the cosine shown)."""
+    out, best_below = set(), float("-inf")
+    for hit in reversed(hits):
+        if hit.compared_with is not None and hit.score < best_below:
+            out.add(hit.paper_id)
+        best_below = max(best_below, hit.score)
+    return out
 
 
 def example_questions(corpus_map: Mapping[str, Any] | None, count: int = 4) -> list[str]:

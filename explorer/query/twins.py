@@ -1,0 +1,134 @@
+"""Close relatives: papers so similar they may be one work in two versions (a workshop and a
+conference paper, a submission that reappears elsewhere) or concurrent work on one idea.
+
+The pairs are found at build time (build/relatives.py, a self-join of the index above a floor
+cosine) and read here; the sentence pairs that tie two papers come from query/explain.py
+(stored sentence vectors, or the two papers' sentences embedded on demand). An index built
+before relatives were stored gives a paper's relatives on demand (one search of that paper)
+and refuses the corpus-wide list with the command that rebuilds it (its vectors are reused).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from explorer.corpus.papers import Paper
+from explorer.errors import IndexInvalidError, ThresholdError
+from explorer.index.pairs import NEIGHBOURS, Pairs, near_pairs
+from explorer.query.engine import Explorer
+from explorer.query.explain import PairExplanation, explain_pair
+
+# The default cosine above which two papers are called close relatives: the highest that finds
+# 90% of the 43 paperlists-ml works seen twice of one half (by title hash); the other 25, held
+# out, are found at 0.84 (studies/DECISIONS.md 13, results/twins-paperlists.md).
+DEFAULT_THRESHOLD = 0.86
+DEFAULT_TOP_K = 20
+MAX_TOP_K = 10_000
+SENTENCE_PAIRS = 2  # sentence pairs shown per pair of papers
+
+
+@dataclass(frozen=True)
+class Relative:
+    """A paper's close relative: the other paper and the two papers' cosine."""
+
+    paper: Paper
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"paper_id": self.paper.paper_id, "title": self.paper.title,
+                "venue": self.paper.venue, "year": self.paper.year, "score": self.score}
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A pair of close relatives in the corpus-wide list (`rank` 1 is the closest pair)."""
+
+    rank: int
+    paper: Paper
+    other: Paper
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"rank": self.rank, "score": self.score,
+                "papers": [Relative(self.paper, self.score).to_dict(),
+                           Relative(self.other, self.score).to_dict()]}
+
+
+def check_threshold(threshold: float | None, floor: float | None = None) -> float:
+    """`threshold` (None: DEFAULT_THRESHOLD) when it is a cosine this index can answer for
+    (at least `floor`, the lowest stored; at most 1), else ThresholdError saying which are."""
+    value = DEFAULT_THRESHOLD if threshold is None else threshold
+    lowest = 0.0 if floor is None else floor
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or not (
+            lowest <= value <= 1.0):
+        where = (f"this index stores pairs from cos {floor:g} up" if floor is not None
+                 else "a threshold is a cosine")
+        raise ThresholdError(f"Threshold {value!r} is not usable: {where}, so give a number "
+                             f"from {lowest:g} to 1 (default {DEFAULT_THRESHOLD:g}).")
+    return float(value)
+
+
+def check_top_k(top_k: int) -> int:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise ThresholdError(f"--top must be a whole number from 1 to {MAX_TOP_K}, not {top_k!r}.")
+    return top_k
+
+
+def twins(explorer: Explorer, threshold: float | None = None,
+          top_k: int = DEFAULT_TOP_K) -> list[Twin]:
+    """The `top_k` closest pairs of papers in the corpus with cosine >= `threshold`, best
+    first; IndexInvalidError (with the rebuild command) for an index without stored pairs."""
+    stored = _stored(explorer)
+    threshold = check_threshold(threshold, stored[1])
+    pairs = stored[0].above(threshold)
+    count = min(check_top_k(top_k), len(pairs))
+    papers = explorer.papers
+    return [Twin(rank, papers[int(a)], papers[int(b)], float(score))
+            for rank, ((a, b), score) in enumerate(zip(pairs.rows[:count], pairs.scores[:count]),
+                                                    start=1)]
+
+
+def pair_count(explorer: Explorer, threshold: float | None = None) -> int:
+    """How many pairs of papers have cosine >= `threshold` (stored pairs)."""
+    pairs, floor = _stored(explorer)
+    return len(pairs.above(check_threshold(threshold, floor)))
+
+
+def relatives(explorer: Explorer, paper_id: str, threshold: float | None = None,
+              top_k: int = DEFAULT_TOP_K) -> list[Relative]:
+    """The close relatives of `paper_id` (never itself nor a merged duplicate), closest first:
+    from the stored pairs, or for an index without them one search of the paper."""
+    row = explorer.row(paper_id)
+    stored = explorer.stored_relatives
+    if stored is not None:
+        pairs, floor = stored
+        partners, scores = pairs.above(check_threshold(threshold, floor)).touching(row)
+    else:
+        found = near_pairs(explorer.artifacts.index, check_threshold(threshold), NEIGHBOURS,
+                           rows=[row])
+        partners, scores = found.touching(row)
+        own = explorer.papers[row].text_hash
+        kept = [i for i, p in enumerate(partners) if explorer.papers[p].text_hash != own]
+        partners, scores = partners[kept], scores[kept]
+    check_top_k(top_k)
+    return [Relative(explorer.papers[int(p)], float(s))
+            for p, s in list(zip(partners, scores))[:top_k]]
+
+
+def sentence_pairs(explorer: Explorer, paper_id: str, other_id: str,
+                   top_k: int = SENTENCE_PAIRS) -> PairExplanation:
+    """The sentence pairs (and shared terms) that tie two papers, closest first."""
+    return explain_pair(explorer, paper_id, other_id, top_k=top_k)
+
+
+def _stored(explorer: Explorer) -> tuple[Pairs, float]:
+    stored = explorer.stored_relatives
+    if stored is None:
+        folder = explorer.artifacts.folder
+        raise IndexInvalidError(
+            f"The index in {folder} was built before close relatives were stored, so the "
+            f"corpus-wide list needs a rebuild (its vectors are reused, nothing is embedded): "
+            f"`{explorer.manifest.rebuild_hint(folder)}`. A paper's own relatives "
+            f"(`explorer twins --paper ID`) work without it.")
+    return stored

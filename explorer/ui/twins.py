@@ -1,0 +1,101 @@
+"""Close relatives in the app: the corpus-wide list of the closest pairs (?view=twins) and the
+"Close relatives" part of a paper's page, computed without Streamlit (query/twins.py) and
+rendered as safe Markdown: every sentence and title is corpus text, escaped by ui/text.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.corpus.papers import Paper
+from explorer.query.engine import Explorer
+from explorer.query.twins import DEFAULT_THRESHOLD, pair_count, relatives, sentence_pairs, twins
+from explorer.ui.page import ON_DEMAND_EXPLANATIONS, meta_parts
+from explorer.ui.results import Memo
+from explorer.ui.text import escape_markdown, plain, rich_markdown
+
+TITLE = "### Close relatives in this corpus"
+INTRO = ("Pairs of papers so alike (cos ≥ {threshold:g}) that they may be one work in two "
+         "versions (a workshop and a conference paper, a submission that reappears elsewhere) "
+         "or concurrent work on one idea; closest first, each with the sentences that tie them. "
+         "Pairs this close: {count}, among {papers} papers.")
+PART = "#### Close relatives"
+PART_NOTE = ("Papers so alike (cos ≥ {threshold:g}) that they may be another version of this "
+             "one or concurrent work, with the sentences that tie them.")
+NONE = "No other paper in this corpus is that close (cos ≥ {threshold:g})."
+NO_PAIRS = ("This index was built before close relatives were stored. Rebuild it (its vectors "
+            "are reused, nothing is embedded again): `{command}`")
+SENTENCES = 2  # sentence pairs per pair of papers
+_SENTENCES = Memo(4096)  # (build, paper id, other id) -> sentence pairs
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One pair of papers as a page shows it; `sentences`: (ours, theirs, cosine) texts."""
+
+    paper: Paper
+    other: Paper
+    score: float
+    sentences: tuple[tuple[str, str, float], ...]
+
+
+def corpus_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
+    """The `top_k` closest pairs of the corpus (IndexInvalidError: none stored)."""
+    found = twins(explorer, DEFAULT_THRESHOLD, top_k)
+    return [_shown(explorer, t.paper, t.other, t.score, n) for n, t in enumerate(found)]
+
+
+def paper_relatives(explorer: Explorer, paper_id: str, top_k: int) -> list[Shown]:
+    """The close relatives of `paper_id`, closest first (on demand for an older index)."""
+    paper = explorer.paper(paper_id)
+    found = relatives(explorer, paper.paper_id, DEFAULT_THRESHOLD, top_k)
+    return [_shown(explorer, paper, r.paper, r.score, n) for n, r in enumerate(found)]
+
+
+def intro_markdown(explorer: Explorer) -> str:
+    """The twins page's caption (IndexInvalidError: no pairs stored)."""
+    return INTRO.format(threshold=DEFAULT_THRESHOLD, count=f"{pair_count(explorer):,}",
+                        papers=f"{len(explorer.papers):,}")
+
+
+def missing_markdown(hint: str) -> str:
+    return NO_PAIRS.format(command=hint)
+
+
+def score_markdown(shown: Shown) -> str:
+    return f":blue-badge[cos {shown.score:.3f}]"
+
+
+def paper_markdown(paper: Paper) -> str:
+    """A paper's title (bold, its LaTeX rendered) and its facts, escaped."""
+    facts = " · ".join(escape_markdown(part) for part in meta_parts(paper)[:3])
+    return f"**{rich_markdown(paper.title)}**" + (f"  \n{facts}" if facts else "")
+
+
+def sentences_markdown(shown: Shown) -> str:
+    """The sentence pairs, each as two quoted lines (escaped corpus text)."""
+    lines = []
+    for ours, theirs, score in shown.sentences:
+        lines.append(f"> :gray-badge[{score:.2f}] “{escape_markdown(plain(ours, 300))}”  \n"
+                     f"> ~ “{escape_markdown(plain(theirs, 300))}”")
+    return "\n\n".join(lines)
+
+
+def button_label(paper: Paper) -> str:
+    return escape_markdown(plain(paper.title, 40))
+
+
+def _shown(explorer: Explorer, paper: Paper, other: Paper, score: float, number: int) -> Shown:
+    """A Shown pair; its sentences are found for the first few only when the index has no
+    sentence vectors (each then embeds two abstracts)."""
+    if number >= ON_DEMAND_EXPLANATIONS and not explorer.has_sentence_vectors:
+        return Shown(paper, other, score, ())
+    key = (explorer.manifest.build_id, paper.paper_id, other.paper_id)
+    return Shown(paper, other, score, _SENTENCES.get(key, lambda: _sentences(
+        explorer, paper.paper_id, other.paper_id)))
+
+
+def _sentences(explorer: Explorer, paper_id: str, other_id: str
+               ) -> tuple[tuple[str, str, float], ...]:
+    pairs = sentence_pairs(explorer, paper_id, other_id, SENTENCES).pairs
+    return tuple((ours.text, theirs.text, score) for ours, theirs, score in pairs)

@@ -1,0 +1,212 @@
+"""Sentence vectors for explanations (issue 12): a build is searchable before they are written,
+they are exact (each sentence embedded alone), reused by later builds, and the pooled option
+and the export's token states do what they say. Real model throughout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.build.builder import build
+from explorer.corpus.sentences import split_sentences, text_spans
+from explorer.model.embedder import Embedder, resolve_model
+from explorer.model.export import EXPORT_VERSION, META_FILE, TOKEN_STATES, export_folder, load_meta
+from explorer.query.engine import Explorer
+from explorer.query.explain import explain_hits, explain_match
+from tests.conftest import SEEDS
+from tests.paraphrases import PARAPHRASES
+
+QUERY = "spotting manipulated or synthesized faces produced by unseen forgery generators"
+
+
+def _manifest(folder: Path) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
+
+
+@pytest.fixture
+def few_seeds(tmp_path: Path) -> Path:
+    """Eight seed files, the HydraFake paper among them."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    files = sorted(SEEDS.glob("*.txt"))
+    wanted = [f for f in files if "HydraFake" in f.read_text()] + files[:7]
+    for file in wanted:
+        shutil.copy(file, folder / file.name)
+    return folder
+
+
+def test_stored_vectors_are_each_sentence_embedded_alone(seeds_explorer: Explorer):
+    embedder = seeds_explorer.embedder
+    for paper in seeds_explorer.papers[::10]:
+        spans, stored = seeds_explorer.sentences(paper.paper_id)
+        assert spans == split_sentences(paper.abstract)
+        alone = embedder.embed_documents([paper.abstract[s:e] for s, e in spans])
+        assert np.einsum("ij,ij->i", stored, alone).min() > 0.999  # fp16 storage only
+
+
+def test_explanations_on_the_seeds_are_present_and_point_at_their_paper(seeds_explorer: Explorer):
+    """For every paraphrased question, its target's best sentence is a real sentence of the
+    abstract, and asking that sentence finds the paper again (it is characteristic of it)."""
+    found = 0
+    for question, phrase in PARAPHRASES:
+        paper = next(p for p in seeds_explorer.papers if phrase in p.abstract)
+        vector = seeds_explorer.embed_query(question)
+        best = explain_match(seeds_explorer, vector, paper.paper_id, top_k=2).sentences
+        assert len(best) == 2 and best[0].score >= best[1].score > 0
+        assert paper.abstract[best[0].start:best[0].end] == best[0].text
+        hits = seeds_explorer.search(best[0].text, 3, mode="dense")
+        found += paper.paper_id in {h.paper_id for h in hits}
+    assert found >= 0.9 * len(PARAPHRASES), found
+
+
+def test_a_build_is_searchable_before_its_sentence_vectors_are_written(few_seeds: Path,
+                                                                      tmp_path: Path):
+    out = tmp_path / "index"
+    during: list[tuple] = []
+
+    def usable(seconds: float) -> None:
+        manifest = _manifest(out)
+        explorer = Explorer.open(out)
+        hit = explorer.search(QUERY, 1)[0]
+        explanation = explain_hits(explorer, [hit], query=QUERY)[0]  # embedded on demand
+        during.append((seconds, manifest["sentences"], "sentence_vectors" in manifest["files"],
+                       explorer.has_sentence_vectors, hit.paper_id, explanation))
+
+    report = build([few_seeds], out, "default", on_usable=usable)
+    assert len(during) == 1
+    seconds, recorded, stored, has_vectors, paper_id, explanation = during[0]
+    assert 0 < seconds < report.seconds and not recorded and not stored and not has_vectors
+    assert "HydraFake" in Explorer.open(out).paper(paper_id).abstract
+    manifest = _manifest(out)
+    assert manifest["sentences"] is True and "sentence_vectors" in manifest["files"]
+    final = Explorer.open(out)
+    assert final.has_sentence_vectors
+    stored_explanation = explain_hits(final, [final.search(QUERY, 1)[0]], query=QUERY)[0]
+    assert [s["text"] for s in stored_explanation["sentences"]] == [
+        s["text"] for s in explanation["sentences"]]  # what the first phase showed, stored
+    assert not list(out.glob(".partial-*"))
+    assert build([few_seeds], out, "default", on_usable=usable).up_to_date and len(during) == 1
+
+
+def test_updates_embed_only_the_new_sentences(few_seeds: Path, tmp_path: Path, monkeypatch):
+    out = tmp_path / "index"
+    build([few_seeds], out, "default", sentences=False)
+    embedded: list[int] = []
+    real = Embedder.embed_documents
+
+    def counting(self, texts, progress=None):
+        embedded.append(len(texts))
+        return real(self, texts, progress)
+
+    monkeypatch.setattr(Embedder, "embed_documents", counting)
+    report = build([few_seeds], out, "default")  # sentences for an index built without them
+    papers = Explorer.open(out).papers
+    assert report.embedded == 0 and embedded == [sum(len(split_sentences(p.abstract))
+                                                     for p in papers)]
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(json.dumps({"id": "new-1", "title": "Robots on sand",
+                                 "abstract": "Robots learn to walk on sand. They fall less."}))
+    embedded.clear()
+    report = build([few_seeds, extra], out, "default")
+    assert report.embedded == 1 and embedded == [1, 2]  # the paper, then its two sentences
+    explorer = Explorer.open(out)
+    assert len(explorer.sentences("new-1")[0]) == 2
+
+
+def test_pooled_sentence_vectors_come_from_the_papers_own_pass(few_seeds: Path, tmp_path: Path):
+    out = tmp_path / "pooled"
+    calls: list[float] = []
+    build([few_seeds], out, "default", sentences="pooled", on_usable=calls.append)
+    manifest = _manifest(out)
+    assert not calls and manifest["sentences"] is False  # not reused as exact vectors
+    explorer = Explorer.open(out)
+    embedder = explorer.embedder
+    for paper in explorer.papers:
+        spans, stored = explorer.sentences(paper.paper_id)
+        vectors, (pooled,) = embedder.embed_documents_with_spans([paper.text],
+                                                                 [text_spans(paper)])
+        assert len(stored) == len(spans) and np.einsum("ij,ij->i", stored, pooled).min() > 0.999
+        np.testing.assert_allclose(vectors[0], explorer.artifacts.index.vectors()[
+            explorer.row(paper.paper_id)], atol=1e-5)
+    with pytest.raises(ValueError, match="sentences must be"):
+        build([few_seeds], out, "default", sentences="sometimes")
+
+
+def test_spans_past_the_window_are_pooled_from_a_further_window():
+    embedder = Embedder(resolve_model("default"))
+    text = " ".join(f"Sentence number {i} talks about topic {i % 7} in some detail."
+                    for i in range(80))  # about 1,000 tokens: four windows
+    spans = split_sentences(text)
+    assert embedder.token_count(text) > 3 * embedder.max_seq_length
+    vector, (pooled,) = embedder.embed_documents_with_spans([text], [spans])
+    np.testing.assert_allclose(vector, embedder.embed_documents([text]), atol=1e-5)
+    assert pooled.shape == (len(spans), embedder.dimension)
+    np.testing.assert_allclose(np.linalg.norm(pooled, axis=1), 1.0, atol=1e-5)
+    last = spans[-5][0]  # the same sentences pooled from a window of their own
+    _, (tail,) = embedder.embed_documents_with_spans(
+        [text[last:]], [[(s - last, e - last) for s, e in spans[-5:]]])
+    whole = pooled[-5:] @ tail.T
+    assert np.diag(whole).min() > 0.8  # the last window's context is most of theirs
+    one, (all_of_it,) = embedder.embed_documents_with_spans(["We fold proteins."],
+                                                           [[(0, 17)]])
+    assert float(one[0] @ all_of_it[0]) > 0.98  # one span over the text: the text's vector
+
+
+def test_the_export_outputs_token_states_under_a_new_cache_key(tmp_path: Path):
+    import onnx
+
+    spec = resolve_model("default")
+    Embedder(spec, backend="onnx", cache_dir=tmp_path)
+    folder = export_folder(spec.fingerprint, tmp_path)
+    assert folder.name == f"{spec.fingerprint}-v{EXPORT_VERSION}" and EXPORT_VERSION >= 2
+    graph = onnx.load(str(folder / "model.onnx"), load_external_data=False).graph
+    assert [output.name for output in graph.output] == ["embedding", TOKEN_STATES]
+    meta = json.loads((folder / META_FILE).read_text())
+    assert meta["pooling"] == "mean"
+    meta["version"] = 1  # an export from before the token states is not used
+    (folder / META_FILE).write_text(json.dumps(meta))
+    assert load_meta(folder, spec.fingerprint) is None
+
+
+def _explained_together(explorer: Explorer, questions: list[str]) -> list:
+    """explain_hits of each question's top 3, one thread per question, all released at once."""
+    results: list = [None] * len(questions)
+    barrier = threading.Barrier(len(questions))
+
+    def ask(i: int) -> None:
+        barrier.wait()
+        hits = explorer.search(questions[i], 3)
+        results[i] = explain_hits(explorer, hits, query=questions[i])
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(questions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_many_threads_explaining_at_once_get_what_one_thread_gets(
+        few_seeds: Path, tmp_path: Path, seeds_index: Path):
+    """Stored vectors, and sentences embedded on demand (an index without them, as while a
+    build writes them), from eight threads at once."""
+    out = tmp_path / "bare"
+    build([few_seeds], out, "default", sentences=False)
+    questions = [QUERY, "graph neural networks", "reasoning in language models",
+                 "speech tokens", "video diffusion", "robot control", "data mixtures",
+                 "privacy of images"]
+    for explorer in (Explorer.open(out), Explorer.open(seeds_index)):
+        together = _explained_together(explorer, questions)
+        for question, got in zip(questions, together):
+            alone = explain_hits(explorer, explorer.search(question, 3), query=question)
+            assert all(e["sentences"] for e in got)
+            starts = [[s["start"] for s in e["sentences"]] for e in got]
+            assert starts == [[s["start"] for s in e["sentences"]] for e in alone]
+            scores = [s["score"] for e in got for s in e["sentences"]]
+            assert scores == pytest.approx([s["score"] for e in alone for s in e["sentences"]],
+                                           abs=1e-5)
