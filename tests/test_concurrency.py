@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO, TORCH
+from explorer.model.backends import AUTO, ONNX, ONNX_INT8, OPENVINO, TORCH, auto_backends
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
 
@@ -167,17 +167,20 @@ def _recording(monkeypatch) -> dict[str, list[int]]:
     return sizes
 
 
-@pytest.mark.parametrize("backend", [ONNX, OPENVINO])
+@pytest.mark.parametrize("backend", [AUTO, ONNX, OPENVINO])
 def test_batched_answers_are_the_answers_of_one_thread_without_batching(
         monkeypatch, backend: str, seeds_index: Path):
     """8 threads x 20 fresh questions at once through `search` (hybrid: model, FAISS, BM25,
     feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
     the same papers in the same order, the same scores up to float rounding (a question's
     vector in a batch of several differs from its vector alone in the last bits), and the
-    threads' questions were in fact batched, in the model and in the index."""
+    threads' questions were in fact batched, in the model and in the index. The automatic
+    backend first: the one every session gets (it must not depend on a text's batch-mates)."""
     from explorer.index import dense
 
     _loadable(backend)
+    if backend != AUTO and backend == auto_backends()[0]:
+        pytest.skip(f"{backend} is the automatic backend here: tested as auto")
     monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds take the big index's path
     alone = Explorer.open(seeds_index, backend=backend, batch=False)
     expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
@@ -193,6 +196,16 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
                                        rtol=0, atol=1e-6)
     assert max(sizes["questions"]) > 1 and max(sizes["searches"]) > 1, sizes
     assert sum(sizes["questions"]) == len(QUESTIONS) + 1  # every question embedded once
+
+
+def test_questions_are_batched_only_where_a_vector_ignores_its_batch_mates():
+    """The automatic backend batches questions; dynamic int8 (one activation scale per batch:
+    a question's vector would depend on who asked at the same moment) and batch=False never."""
+    _loadable(ONNX_INT8)
+    spec = resolve_model("default")
+    assert Embedder(spec)._questions is not None
+    assert Embedder(spec, batch=False)._questions is None
+    assert Embedder(spec, backend=ONNX_INT8)._questions is None
 
 
 def test_a_batcher_hands_each_caller_its_own_answer_and_error():
