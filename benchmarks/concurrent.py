@@ -10,7 +10,8 @@ model run on an intra-op thread per core (how every question ran before this cha
 baseline of `benchmarks.run query` (plain
 sentence-transformers fp32 encode, NumPy `vectors @ q`, top 10, records as dicts; its encode
 behind a lock, since a transformers tokenizer shared by threads raises "Already borrowed").
-Every variant runs 1 session and N sessions in each round, variants interleaved; questions are
+Every variant runs 1 session and N sessions in each round, variants interleaved (each
+round starts one variant later); questions are
 5-8 word windows of the index's abstracts, none asked twice in the run. p50/p99 are per
 answer over all rounds; answers/s is answers over the phase's wall time; cpu_ms is this
 process's CPU time per answer (user + system; all threads), which other processes' load
@@ -100,8 +101,9 @@ def run(argv: list[str]) -> None:
     for ask in asks.values():
         ask(QUERIES[0])  # warm-up: model load, first-call costs
     found: dict[tuple[str, int], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for _ in range(args.rounds):  # interleaved, so the machine's load hits every variant alike
-        for name, ask in asks.items():
+    variants = list(asks.items())
+    for turn in range(args.rounds):  # interleaved, so the machine's load hits every variant alike
+        for name, ask in variants[turn % len(variants):] + variants[:turn % len(variants)]:
             for count in (1, args.sessions):
                 asked = [[next(pool) for _ in range(args.questions)] for _ in range(count)]
                 latencies, wall, cpu = sessions(ask, asked)
