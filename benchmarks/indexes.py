@@ -75,11 +75,34 @@ def prepare(size: int, kind: str = "auto") -> tuple[Path, int]:
                                                Embedder(spec).info)
     # Brings an index of an older format up to date, reusing its vectors (never embedding).
     build([source], out, "default", index_type=kind, sentences=False, progress=_refuse)
-    built = load_artifacts(out)
+    return out, _real_count(load_artifacts(out), real)
+
+
+def existing(size: int, kind: str = "auto") -> tuple[Path, int]:
+    """`prepare`'s folder as it is when it loads (read only: no build brings it up to date,
+    so benchmarks that only query never write to a folder others may be reading), else
+    `prepare`'s. Returns (folder, real vectors used)."""
+    out = work_dir() / f"index-{size}-{kind}"
+    try:
+        built = load_artifacts(out)
+    except ExplorerError:
+        return prepare(size, kind)
+    return out, _real_count(built, real_vectors())
+
+
+def real_note(real: int | None) -> str:
+    """A table's note on how many vectors are the model's (the others are stand-ins, as fast
+    to search as real ones: a speed table only)."""
+    if real is None:
+        return "vectors as built"
+    return f"{real:,} real vectors, the others synthetic stand-ins: speed only"
+
+
+def _real_count(built, real: dict[str, np.ndarray]) -> int:
+    """Rows of `built` whose vector is the real one (the others are stand-ins)."""
     stored = built.index.vectors()
-    count = sum(p.text_hash in real and np.allclose(real[p.text_hash], stored[row], atol=1e-6)
-                for row, p in enumerate(built.papers))
-    return out, int(count)
+    return int(sum(p.text_hash in real and np.allclose(real[p.text_hash], stored[row], atol=1e-6)
+                   for row, p in enumerate(built.papers)))
 
 
 def _refuse(phase: str, done: int, total: int) -> None:

@@ -1,10 +1,9 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
 NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib,
-years.
-Each prints a markdown table (the product's path beside a plain baseline measured in the same
-run, with the ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See
-benchmarks/README.md.
+years, profile, concurrent. Each prints a markdown table (the product's path beside a plain
+baseline measured in the same run, with the ratio) and writes it to
+benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "coldstart": "benchmarks.coldstart",
               "large": "benchmarks.large", "ndcg": "benchmarks.ndcg", "app": "benchmarks.app",
               "ray": "benchmarks.ray_scaling", "load": "benchmarks.load",
-              "bib": "benchmarks.bibliography", "years": "benchmarks.years"}
+              "bib": "benchmarks.bibliography", "years": "benchmarks.years",
+              "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent"}
 
 
 def main(argv: list[str]) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO, TORCH
+from explorer.model.backends import AUTO, ONNX, ONNX_INT8, OPENVINO, TORCH, auto_backends
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
 
@@ -106,3 +106,145 @@ def test_two_threads_embedding_documents_at_once_get_serial_vectors(backend: str
     together = _together(lambda i: embedder.embed_documents(texts[::-1] if i else texts), 2)
     np.testing.assert_allclose(together[0], alone, rtol=0, atol=ATOL)
     np.testing.assert_allclose(together[1], alone[::-1], rtol=0, atol=ATOL)
+
+
+# -- batching: questions that arrive together share model runs and index scans ----------------
+def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> None:
+    for size in (2, 4, len(queries)):  # below and from BLAS_QUERIES
+        scores, rows = index.search(queries[:size], top_k)
+        for i, query in enumerate(queries[:size]):
+            alone_scores, alone_rows = index.search(query, top_k)
+            np.testing.assert_array_equal(rows[i], alone_rows[0], err_msg=f"{label} {size}")
+            np.testing.assert_array_equal(scores[i], alone_scores[0], err_msg=f"{label} {size}")
+
+
+def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_explorer: Explorer):
+    """VectorIndex.search of up to FEW_QUERIES queries: every query's scores and rows are
+    bit for bit those of its search alone, on each path (small flat; a big flat index split
+    into parallel ranges or, from BLAS_QUERIES queries, candidates from one BLAS product
+    scored again; HNSW), with duplicated rows for ties."""
+    from explorer.index import dense
+
+    vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
+    rng = np.random.default_rng(3)
+    queries = vectors[rng.choice(len(vectors), dense.FEW_QUERIES)]
+    queries = queries + 0.05 * rng.normal(size=queries.shape).astype(np.float32)
+    for kind in ("flat", "hnsw"):
+        _alone_and_batched(dense.VectorIndex.build(vectors, kind), queries, 30, kind)
+    big = rng.normal(size=(dense.SPLIT_ROWS + 5000, 64)).astype(np.float32)
+    big /= np.linalg.norm(big, axis=1, keepdims=True)
+    big[-300:] = big[:300]  # ties across the parallel ranges
+    big_queries = big[rng.choice(len(big), dense.FEW_QUERIES)] + 0.3 * rng.normal(
+        size=(dense.FEW_QUERIES, 64)).astype(np.float32)
+    index = dense.VectorIndex.build(big, "flat")
+    assert dense._parts(index.count, dense.FEW_QUERIES) >= 1
+    _alone_and_batched(index, big_queries, 200, "big flat")
+    monkeypatch.setattr(dense, "RESCORED", 0)  # no room: every batched query searched again
+    _alone_and_batched(index, big_queries, 200, "big flat, no room")
+    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds as a big index
+    _alone_and_batched(dense.VectorIndex.build(vectors, "flat"), queries, 30, "split seeds")
+
+
+def _recording(monkeypatch) -> dict[str, list[int]]:
+    """Sizes of the question runs and of the index searches made from now on."""
+    from explorer.index.dense import VectorIndex
+    from explorer.model.runtimes import ExportedModel
+
+    sizes: dict[str, list[int]] = {"questions": [], "searches": []}
+    embed, search = ExportedModel.embed, VectorIndex.search
+
+    def recorded_embed(self, texts, batch_size, latency=False):
+        if latency:
+            sizes["questions"].append(len(texts))
+        return embed(self, texts, batch_size, latency)
+
+    def recorded_search(self, queries, top_k, allowed=None):
+        sizes["searches"].append(len(np.atleast_2d(queries)))
+        return search(self, queries, top_k, allowed)
+
+    monkeypatch.setattr(ExportedModel, "embed", recorded_embed)
+    monkeypatch.setattr(VectorIndex, "search", recorded_search)
+    return sizes
+
+
+@pytest.mark.parametrize("backend", [AUTO, ONNX, OPENVINO])
+def test_batched_answers_are_the_answers_of_one_thread_without_batching(
+        monkeypatch, backend: str, seeds_index: Path):
+    """8 threads x 20 fresh questions at once through `search` (hybrid: model, FAISS, BM25,
+    feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
+    the same papers in the same order, the same scores up to float rounding (a question's
+    vector in a batch of several differs from its vector alone in the last bits), and the
+    threads' questions were in fact batched, in the model and in the index. The automatic
+    backend first: the one every session gets (it must not depend on a text's batch-mates)."""
+    from explorer.index import dense
+
+    _loadable(backend)
+    if backend != AUTO and backend == auto_backends()[0]:
+        pytest.skip(f"{backend} is the automatic backend here: tested as auto")
+    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds take the big index's path
+    alone = Explorer.open(seeds_index, backend=backend, batch=False)
+    expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
+    sizes = _recording(monkeypatch)
+    shared = Explorer.open(seeds_index, backend=backend)
+    shared.search("warm up the model and the lexical channel")
+    answers = _together(lambda i: [[(h.paper_id, h.score) for h in shared.search(q, 10)]
+                                   for q in QUESTIONS[i::THREADS]])
+    for i, session in enumerate(answers):
+        for question, hits in zip(QUESTIONS[i::THREADS], session):
+            assert [pid for pid, _ in hits] == [pid for pid, _ in expected[question]], question
+            np.testing.assert_allclose([s for _, s in hits], [s for _, s in expected[question]],
+                                       rtol=0, atol=1e-6)
+    assert max(sizes["questions"]) > 1 and max(sizes["searches"]) > 1, sizes
+    assert sum(sizes["questions"]) == len(QUESTIONS) + 1  # every question embedded once
+
+
+def test_questions_are_batched_only_where_a_vector_ignores_its_batch_mates():
+    """The automatic backend batches questions; dynamic int8 (one activation scale per batch:
+    a question's vector would depend on who asked at the same moment) and batch=False never."""
+    _loadable(ONNX_INT8)
+    spec = resolve_model("default")
+    assert Embedder(spec)._questions is not None
+    assert Embedder(spec, batch=False)._questions is None
+    assert Embedder(spec, backend=ONNX_INT8)._questions is None
+
+
+def test_a_batcher_hands_each_caller_its_own_answer_and_error():
+    """The batcher's plumbing with a stand-in `answer` (the real ones are tested above): each
+    caller gets its item's answer, one bad item fails only its caller, at most `workers`
+    batches run at once, and a lone caller runs at once."""
+    from explorer.batching import Batcher
+
+    running, most, lock = [0], [0], threading.Lock()
+    sizes: list[int] = []
+
+    def answer(items: list[int]) -> list[int]:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            sizes.append(len(items))
+        try:
+            if 13 in items:
+                raise ValueError("unlucky")
+            threading.Event().wait(0.005)
+            return [item * 2 for item in items]
+        finally:
+            with lock:
+                running[0] -= 1
+
+    batcher = Batcher(answer, limit=4, workers=2)
+    assert batcher(5) == 10 and sizes == [1]
+
+    def caller(i: int) -> list:
+        found = []
+        for item in range(i * 10, i * 10 + 10):
+            try:
+                found.append(batcher(item))
+            except ValueError as exc:
+                found.append(str(exc))
+        return found
+
+    results = _together(caller)
+    for i, found in enumerate(results):
+        items = range(i * 10, i * 10 + 10)
+        assert found == ["unlucky" if item == 13 else item * 2 for item in items]
+    assert most[0] <= 2 and max(sizes) <= 4 and max(sizes) > 1

@@ -23,7 +23,14 @@ INDEX_TYPES = (EXACT, HNSW)
 HNSW_M = 32  # graph degree (benchmarks/results/large.md)
 HNSW_EF_CONSTRUCTION = 80
 HNSW_EF_SEARCH = 128  # 1M vectors: recall@10 0.99 at 0.42 ms (64: 0.945 at 0.33 ms)
-FEW_QUERIES = 4  # batches this small search single-threaded (see _threads)
+# Batches up to this size search single-threaded (see _threads) and answer each query exactly as
+# it is answered alone: the query path batches questions that arrive together this far.
+FEW_QUERIES = 16
+# A batch this big of an exact index of SPLIT_ROWS+ rows finds candidates with one BLAS product
+# for all its queries (from 4 queries cheaper than scanning for each: benchmarks/README.md),
+# then scores RESCORED candidates beyond top_k per query exactly as a query alone is scored.
+BLAS_QUERIES = 4
+RESCORED = 64
 EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
 SPLIT_ROWS = 32_768  # exact indexes this big search a few queries in parallel row ranges
 MAX_PARTS = 4
@@ -35,6 +42,7 @@ class VectorIndex:
     def __init__(self, index: faiss.Index, kind: str) -> None:
         self._index = index
         self.kind = kind
+        self._longest: float | None = None  # the largest vector norm, on first need
 
     @classmethod
     def build(cls, vectors: np.ndarray, kind: str = EXACT) -> VectorIndex:
@@ -89,7 +97,9 @@ class VectorIndex:
 
     def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None):
         parts = _parts(self.count, len(queries))
-        if allowed is None and self.kind == EXACT and parts > 1:
+        if allowed is None and self.kind == EXACT and parts > 0:
+            if len(queries) >= BLAS_QUERIES:
+                return self._batch_search(queries, top_k, parts)
             return _split_search(self.vectors(), queries, top_k, parts)
         if allowed is None:
             return self._index.search(queries, top_k)
@@ -107,6 +117,34 @@ class VectorIndex:
             scores, rows = storage.search(queries, top_k, params=exact)
         return scores, rows
 
+    def _batch_search(self, queries: np.ndarray, top_k: int, parts: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """_split_search's answer for each of several queries (m, d), from BLAS products over
+        the same row ranges.
+
+        BLAS rounds its sums otherwise than FAISS's scan of one query, so the top
+        top_k + RESCORED rows of each range are only candidates: they are scored again as a
+        query alone is scored (the same kernel), and a query whose k-th score a row outside
+        them might reach within the rounding bound is searched alone."""
+        vectors = self.vectors()
+        with _blas(self.dimension):
+            _, rows, floors = _scan(vectors, queries, top_k, parts)
+        exact = np.empty(rows.shape, dtype=np.float32)
+        faiss.fvec_inner_products_by_idx(
+            faiss.swig_ptr(exact), faiss.swig_ptr(queries), faiss.swig_ptr(vectors),
+            faiss.swig_ptr(rows), self.dimension, len(queries), rows.shape[1])
+        scores, rows = _best(exact, rows, top_k)
+        if self._longest is None:
+            self._longest = float(np.sqrt((vectors * vectors).sum(axis=1).max()))
+        # |BLAS - scan| <= 2 * gamma_d * |q| * |v| for any summation order (gamma_d ~ d * 2^-24)
+        unit = np.finfo(np.float32).eps / 2
+        slack = 2 * self.dimension * unit / (1 - self.dimension * unit)
+        bound = floors + slack * np.linalg.norm(queries, axis=1) * self._longest
+        for i in np.flatnonzero(bound >= scores[:, -1]):
+            found = _split_search(vectors, queries[i:i + 1], top_k, parts)
+            scores[i], rows[i] = found[0][0], found[1][0]
+        return scores, rows
+
     def save(self, path: Path) -> None:
         """Write to `path` (the caller makes it atomic)."""
         faiss.write_index(self._index, os.fspath(path))
@@ -120,34 +158,74 @@ class VectorIndex:
 
 
 def _parts(count: int, queries: int) -> int:
-    """Into how many row ranges an exact search of a few queries is split (1: not split)."""
+    """Into how many row ranges an exact search of a few queries is split, searched in parallel
+    (0: not split, FAISS's own search)."""
     if count < SPLIT_ROWS or queries > FEW_QUERIES:
-        return 1
+        return 0
     return max(1, min(MAX_PARTS, os.cpu_count() or 1, count // (SPLIT_ROWS // 2)))
 
 
 def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact top-k over `vectors` (n, d) searched as `parts` row ranges in parallel threads.
+    """Exact top-k over `vectors` (n, d) for `queries` (m, d), m <= FEW_QUERIES, searched as
+    `parts` row ranges in parallel threads -> (scores (m, k), rows (m, k)).
 
     Scanning 100k vectors is bound by memory bandwidth; Python threads (FAISS releases the GIL)
     use every core without OpenMP's busy waiting, which is what makes threaded FAISS slow when
-    the cores are shared. Tied scores come lower row first.
+    the cores are shared. Every query's scores and rows are exactly those it gets searched
+    alone (FAISS scans each query on its own in batches this small; ties come lower row
+    first), whatever the ranges and the batch.
     """
-    bounds = np.linspace(0, len(vectors), parts + 1).astype(int)
+    scores, rows, _ = _scan(vectors, queries, top_k, parts)
+    return _best(scores, rows, top_k)
+
+
+def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """FAISS's top top_k + RESCORED rows of each of `parts` row ranges, in parallel threads
+    (room beyond top_k, so that rows tied with the k-th are all kept for the cut) -> (scores,
+    rows (m, parts * kept)) and, per query, the highest score a row left out may have."""
+    bounds = [int(bound) for bound in np.linspace(0, len(vectors), parts + 1)]
 
     def part(i: int) -> tuple[np.ndarray, np.ndarray]:
         faiss.omp_set_num_threads(1)  # per thread: this worker's own FAISS calls
         start, end = bounds[i], bounds[i + 1]
-        scores, rows = faiss.knn(queries, vectors[start:end], min(top_k, end - start),
+        scores, rows = faiss.knn(queries, vectors[start:end], min(top_k + RESCORED, end - start),
                                  metric=faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, rows + start, -1)
 
-    found = list(_pool().map(part, range(parts)))
-    scores = np.concatenate([f[0] for f in found], axis=1)
-    rows = np.concatenate([f[1] for f in found], axis=1)
+    found = list(_pool().map(part, range(parts))) if parts > 1 else [part(0)]
+    floors = np.full(len(queries), -np.inf, dtype=np.float32)
+    for (scores, _), start, end in zip(found, bounds, bounds[1:]):
+        if scores.shape[1] < end - start:  # rows of this range were left out
+            floors = np.maximum(floors, scores[:, -1])
+    return (np.concatenate([f[0] for f in found], axis=1),
+            np.concatenate([f[1] for f in found], axis=1), floors)
+
+
+def _best(scores: np.ndarray, rows: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's top_k of (scores, rows) (m, c): highest score first, ties lower row first."""
     order = np.lexsort((rows, -scores), axis=1)[:, :top_k]
     return np.take_along_axis(scores, order, axis=1), np.take_along_axis(rows, order, axis=1)
+
+
+_BLAS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _blas(dimension: int) -> Iterator[None]:
+    """FAISS's BLAS product for searches of BLAS_QUERIES+ queries inside the block. FAISS
+    decides by one global (`distance_compute_blas_threshold`, compared with queries x
+    dimension; by default BLAS only from 128,000), so it is set for the block, one block at
+    a time, and put back; searches of fewer queries meanwhile (other threads' single
+    questions) still take FAISS's own scan of each query."""
+    with _BLAS_LOCK:
+        previous = faiss.cvar.distance_compute_blas_threshold
+        faiss.cvar.distance_compute_blas_threshold = BLAS_QUERIES * dimension
+        try:
+            yield
+        finally:
+            faiss.cvar.distance_compute_blas_threshold = previous
 
 
 _POOL: ThreadPoolExecutor | None = None

