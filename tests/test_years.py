@@ -197,6 +197,8 @@ def test_no_chart_on_the_seeds(seeds_explorer):
     assert ui_years.year_view(seeds_explorer, Location(page="paper", paper_id=paper_id),
                               "similar", paper_id) is None
     assert corpus_spread(seeds_explorer).undated == len(seeds_explorer.papers)
+    location = Location(query=question, top_k=10)  # no years: no deeper ranking to pay for
+    assert len(pool(seeds_explorer, location, "search", question)) == 10
 
 
 def test_the_app_draws_the_chart_and_hides_it_without_years(years_index, seeds_index,  # noqa: F811

@@ -328,6 +328,7 @@ class Explorer:
         """The topic's papers, most central (closest to the topic's centre) first."""
         return self.topic_table.papers(topic_id, top_k)
 
+    @property
     def stored_relatives(self) -> tuple[Pairs, float] | None:
         """The close pairs stored at build time (build/relatives.py) and the lowest cosine
         stored; None for an index built before them (query/twins.py reads this)."""

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.query.explain import explain_match, explain_pair
 from explorer.query.options import QueryOptions
-from explorer.query.years import SPREAD_DEPTH
+from explorer.query.years import SPREAD_DEPTH, corpus_spread
 from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key
@@ -92,8 +92,11 @@ def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: i
 def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
          narrow: bool = True) -> list[Hit]:
     """The best max(top_k, SPREAD_DEPTH) hits of `ranked`'s ranking (query/years.py: hybrid
-    ranks that many anyway), remembered; `top_k` 0 is the location's."""
-    depth = max(top_k or location.top_k, SPREAD_DEPTH)
+    ranks that many anyway), remembered; `top_k` 0 is the location's. In a corpus without
+    years (no chart to count for) only `top_k`: the deeper ranking would cost for nothing."""
+    depth = top_k or location.top_k
+    if corpus_spread(explorer).counts:
+        depth = max(depth, SPREAD_DEPTH)
     options = query_options(public_facets(explorer), location, depth, narrow)
 
     def rank() -> list[Hit]:
