@@ -242,6 +242,8 @@ def twins_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         st.warning(twins.missing_markdown(hint))
         return
     st.caption(intro)
+    if empty := twins.empty_markdown(explorer):
+        st.info(empty)
     for number, pair in enumerate(shown):
         pair_ui(location, pair, f"all-{number}", papers=(pair.paper, pair.other))
 

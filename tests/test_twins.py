@@ -23,6 +23,7 @@ from explorer.query.engine import Explorer
 from explorer.query.twins import (
     DEFAULT_THRESHOLD,
     check_threshold,
+    pair_count,
     relatives,
     sentence_pairs,
     twins,
@@ -206,3 +207,22 @@ def test_pairs_helpers():
     assert pairs.rows.tolist() == [[1, 3], [0, 2]] and pairs.scores.tolist() == pytest.approx(
         [0.95, 0.8])
     assert len(pairs.above(0.9)) == 1 and pairs.touching(3)[0].tolist() == [1]
+
+
+def test_the_twins_page_says_how_close_the_closest_pair_comes_when_none_is_listed(
+        seeds_explorer: Explorer, near_copy, monkeypatch):
+    """On the seeds no pair reaches the default threshold: the page names the closest pair
+    stored (the brute-force best above the floor), or says none reaches the floor."""
+    from explorer.ui.twins import EMPTY_FLOOR, empty_markdown
+    from tests.test_app import run_app
+
+    assert pair_count(seeds_explorer) == 0
+    expected = brute_force(seeds_explorer.vectors, FLOOR, 20)
+    text = empty_markdown(seeds_explorer)
+    if expected:
+        assert f"comes to cos {max(expected.values()):.3f}" in text
+    else:
+        assert text == EMPTY_FLOOR.format(floor=FLOOR)
+    assert empty_markdown(Explorer.open(near_copy[1])) == ""  # a pair is listed: nothing to say
+    app = run_app(seeds_explorer.artifacts.folder, monkeypatch, {"view": "twins"})
+    assert not app.exception and [i.value for i in app.info] == [text]

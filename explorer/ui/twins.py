@@ -23,6 +23,9 @@ PART = "#### Close relatives"
 PART_NOTE = ("Papers so alike (cos ≥ {threshold:g}) that they may be another version of this "
              "one or concurrent work, with the sentences that tie them.")
 NONE = "No other paper in this corpus is that close (cos ≥ {threshold:g})."
+EMPTY = ("No two papers here reach cos {threshold:g}. The closest pair comes to cos {best:.3f}: "
+         "*{first}* and *{second}*.")
+EMPTY_FLOOR = "No two papers here come even to cos {floor:g}: no versions or concurrent work."
 NO_PAIRS = ("This index was built before close relatives were stored. Rebuild it (its vectors "
             "are reused, nothing is embedded again): `{command}`")
 SENTENCES = 2  # sentence pairs per pair of papers
@@ -56,6 +59,21 @@ def intro_markdown(explorer: Explorer) -> str:
     """The twins page's caption (IndexInvalidError: no pairs stored)."""
     return INTRO.format(threshold=DEFAULT_THRESHOLD, count=f"{pair_count(explorer):,}",
                         papers=f"{len(explorer.papers):,}")
+
+
+def empty_markdown(explorer: Explorer) -> str:
+    """What the twins page says when no pair reaches the threshold: how close the closest pair
+    stored comes, else that none reaches even the stored floor ("" when there are pairs)."""
+    stored = explorer.stored_relatives
+    if stored is None or pair_count(explorer):
+        return ""
+    pairs, floor = stored
+    if len(pairs):
+        first, second = (explorer.papers[int(row)] for row in pairs.rows[0])
+        return EMPTY.format(threshold=DEFAULT_THRESHOLD, best=float(pairs.scores[0]),
+                            first=escape_markdown(plain(first.title)),
+                            second=escape_markdown(plain(second.title)))
+    return EMPTY_FLOOR.format(floor=floor)
 
 
 def missing_markdown(hint: str) -> str:
