@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from explorer.build.builder import build
 from explorer.query.engine import Explorer
+from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -43,3 +45,16 @@ def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
     target = tmp_path / "index"
     shutil.copytree(seeds_index, target)
     return target
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    """Headless Debian chromium through Playwright, one per browser test module (Playwright is
+    imported only when a test asks for it)."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    require_chromium()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -13,11 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
     XSS_ID,
-    require_chromium,
     small_index,
     streamlit_server,
 )
@@ -29,16 +26,6 @@ QUESTION = "can diagonal state space layers follow non-commutative group operati
 EXPECTED_TITLE = "Expressivity of input-Dependent Complex-valued Diagonal"
 CARDS = "[class*='st-key-card-']"  # the result cards (st.container key="card-...")
 WAIT = 90_000  # ms; the first page of a fresh server loads the model
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    require_chromium()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,7 @@ import pytest
 from explorer.collections.store import Collections
 from explorer.ui.text import WORD_JOINER
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SCREENSHOTS,
-    require_chromium,
     small_index,
     streamlit_server,
 )
@@ -40,16 +37,6 @@ def app(small_index: Path, tmp_path_factory) -> Iterator[tuple[str, Collections]
     store.create("With a ghost", ["speech", "ghost-paper"])
     with streamlit_server(index, env={"EXPLORER_DATA": str(data)}) as url:
         yield url, store
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    require_chromium()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser, url: str):

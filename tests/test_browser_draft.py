@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from explorer.corpus.references import read_references
-from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium, streamlit_server
+from tests.app_fixtures import SCREENSHOTS, streamlit_server
 from tests.test_missed_cli import ZOTERO
 
 pytestmark = pytest.mark.browser
@@ -39,16 +39,6 @@ def app(seeds_index: Path, tmp_path_factory) -> Iterator[tuple[str, Path]]:
     data = tmp_path_factory.mktemp("draft-data")
     with streamlit_server(seeds_index, env={"EXPLORER_DATA": str(data)}) as url:
         yield url, data
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    require_chromium()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_draft_page(browser, url: str):

@@ -16,7 +16,7 @@ import pytest
 from explorer.query.engine import Explorer, Filters
 from explorer.query.years import corpus_spread
 from tests.app_fixtures import streamlit_server
-from tests.test_browser import CARDS, browser, open_page, shot  # noqa: F401 (browser: a fixture)
+from tests.test_browser import CARDS, open_page, shot
 from tests.years_fixtures import years_index  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
@@ -68,7 +68,7 @@ def slider_values(page) -> list[str]:
     return [thumbs.nth(i).input_value() for i in range(thumbs.count())]
 
 
-def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, years_app,  # noqa: F811, PLR0915 - one walk
+def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, years_app,  # noqa: PLR0915 - one walk
                                                                      years_index):  # noqa: F811
     explorer = Explorer.open(years_index)
     page = open_page(browser, years_app)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium, streamlit_server
+from tests.app_fixtures import SCREENSHOTS, streamlit_server
 from tests.conftest import SEEDS
 
 pytestmark = pytest.mark.browser
@@ -44,16 +44,6 @@ def twins_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
     build([corpus], out, "default")
     with streamlit_server(out) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    require_chromium()
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, url: str):
