@@ -25,9 +25,11 @@ from explorer.model.embedder import Embedder, resolve_model
 POOL = 10_000
 
 
-def default_cache() -> Path:
-    """Where the pool's vectors are kept (EXPLORER_CACHE/quality-small)."""
-    return cache_dir() / "quality-small"
+def default_cache(model: str = "default") -> Path:
+    """Where the pool's vectors are kept: EXPLORER_CACHE/quality-small for the default model,
+    quality-small-NAME for another (a named model or a folder's name)."""
+    name = "" if model == "default" else "-" + Path(model).name
+    return cache_dir() / f"quality-small{name}"
 
 
 def pool_papers(dataset: Path, size: int = POOL) -> tuple[list[Paper], dict]:
@@ -67,12 +69,15 @@ def load_pool(dataset: Path, cache: Path | None = None) -> dict:
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
-    parser.add_argument("--cache", type=Path, help="default: EXPLORER_CACHE/quality-small")
+    parser.add_argument("--cache", type=Path, help="default: EXPLORER_CACHE/quality-small "
+                        "(quality-small-NAME for another --model)")
+    parser.add_argument("--model", default="default",
+                        help="model name (mpnet) or local sentence-transformers folder")
     args = parser.parse_args(argv)
-    args.cache = args.cache or default_cache()
+    args.cache = args.cache or default_cache(args.model)
     started = time.perf_counter()
     papers, sets = pool_papers(args.dataset)
-    embedder = Embedder(resolve_model("default"))
+    embedder = Embedder(resolve_model(args.model))
     args.cache.mkdir(parents=True, exist_ok=True)
     for name, query_set in sets.items():  # queries are embedded as `explorer eval` does
         texts = [q.text for q in query_set.queries]
