@@ -8,12 +8,14 @@ import pytest
 
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import SETTINGS, LexicalIndex, Tokenizer
+from explorer.query.calibration import Scale
 from explorer.query.engine import Explorer, Filters
 from explorer.query.ranking import (
     LEXICAL_WEIGHT,
     absolute_fusion,
     blend_fusion,
     mmr,
+    plausible_by,
     query_ceiling,
     reciprocal_rank_fusion,
     top_rows,
@@ -154,6 +156,25 @@ def test_a_weak_lexical_match_does_not_outrank_a_far_higher_cosine():
         rows, scores = absolute_fusion(dense, lexical, ceiling=6 * 2.5)
         assert dict(zip(rows.tolist(), scores.tolist()))[2] == pytest.approx(cosines[1] + bonus)
     assert rows.tolist()[:2] == [1, 2]  # the lead of the second case is above the bonus
+
+
+def test_plausibility_scales_each_rows_lexical_share_by_its_cosines_percentile():
+    """plausible_by places a cosine among reference cosines as the badges do (calibration.
+    Scale.percentile) and raises the share to `power`; absolute_fusion multiplies each row's
+    lexical share by it, so shared words lift a paper at random-level cosine hardly at all."""
+    reference = np.linspace(0.0, 0.5, 101).tolist()  # percentile p sits at cosine p / 200
+    for cosine in (0.0, 0.049, 0.2, 0.37, 0.5, 0.9):
+        expected = Scale("question-paper", tuple(reference)).percentile(cosine) / 100
+        assert plausible_by(reference, 1)(np.array([cosine]))[0] == pytest.approx(expected)
+        assert plausible_by(reference, 4)(np.array([cosine]))[0] == pytest.approx(expected ** 4)
+    dense = (np.array([1, 2, 3]), np.array([0.40, 0.25, 0.10]))  # percentiles 80, 50, 20
+    lexical = (np.array([3, 2]), np.array([4.0, 2.0]))
+    plain, _ = absolute_fusion(dense, lexical, ceiling=4.0, lexical_weight=0.8)
+    assert plain.tolist() == [3, 2, 1]  # 0.9, 0.65, 0.4
+    rows, scores = absolute_fusion(dense, lexical, 4.0, 0.8, plausible_by(reference, 1))
+    assert rows.tolist() == [2, 1, 3]  # 0.45, 0.40, 0.26: row 3's words barely count
+    assert dict(zip(rows.tolist(), scores.tolist())) == pytest.approx(
+        {1: 0.40, 2: 0.25 + 0.8 * 0.5 * 0.5, 3: 0.10 + 0.8 * 1.0 * 0.2})
 
 
 def test_query_ceiling_is_the_sum_of_the_query_terms_idf():

@@ -7,7 +7,7 @@ policy (policy.py) decides which of them a request gets, the pipeline (pipeline.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -110,7 +110,8 @@ def query_ceiling(index, text: str) -> float:
 
 
 def absolute_fusion(dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndarray, np.ndarray],
-                    ceiling: float, lexical_weight: float = LEXICAL_WEIGHT
+                    ceiling: float, lexical_weight: float = LEXICAL_WEIGHT,
+                    plausibility: Callable[[np.ndarray], np.ndarray] | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Fuse the dense channel (rows, cosines) and the lexical one (rows, BM25 scores), each
     best first, keeping each channel's absolute strength:
@@ -121,18 +122,39 @@ def absolute_fusion(dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndar
     common word adds little however the candidate list looks, and the cosine is used as it is.
     A row only the lexical channel returned gets the dense list's lowest cosine (an upper
     bound of its own); a row only the dense channel returned has BM25 0.
+    `plausibility` maps cosines (m,) to factors in [0, 1] that scale each row's lexical share
+    (plausible_by): shared words then lift a paper only as far as its meaning is already
+    plausible for the query. None: every row gets its whole share.
     Returns (rows, fused scores), best first; ties keep first appearance (dense first)."""
     dense_rows, cosines = (np.asarray(a) for a in dense)
     lexical_rows, bm25 = (np.asarray(a) for a in lexical)
     floor = float(cosines.min()) if len(cosines) else 0.0
     fused = {int(r): float(c) for r, c in zip(dense_rows, cosines)}
-    share = lexical_weight / ceiling if ceiling > 0 else 0.0
-    for row, score in zip(lexical_rows, bm25):
-        fused[int(row)] = fused.get(int(row), floor) + share * float(score)
+    base = np.array([fused.get(int(row), floor) for row in lexical_rows], dtype=np.float64)
+    share = np.full(len(lexical_rows), lexical_weight / ceiling if ceiling > 0 else 0.0)
+    if plausibility is not None and len(base):
+        share *= np.clip(np.asarray(plausibility(base), dtype=np.float64), 0.0, 1.0)
+    for row, own, lift in zip(lexical_rows, base, share * np.asarray(bm25, dtype=np.float64)):
+        fused[int(row)] = float(own) + float(lift)
     rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
     values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
     order = np.argsort(-values, kind="stable")
     return rows[order], values[order]
+
+
+def plausible_by(quantiles: Sequence[float], power: float) -> Callable[[np.ndarray], np.ndarray]:
+    """absolute_fusion's `plausibility` from a corpus's reference cosines: the share of them
+    below each cosine (its percentile / 100, as calibration.Scale places a hit), raised to
+    `power` (0: always 1). `quantiles` are evenly spaced percentiles 0..100 of random cosines
+    of the query's kind (build/quantiles.py)."""
+    table = np.asarray(quantiles, dtype=np.float64)
+    steps = max(1, len(table) - 1)
+
+    def factor(cosines: np.ndarray) -> np.ndarray:
+        share = np.minimum(np.searchsorted(table, cosines, side="left"), steps) / steps
+        return share ** power
+
+    return factor
 
 
 def mmr(relevance: np.ndarray, vectors: np.ndarray, top_k: int, balance: float = 0.7
