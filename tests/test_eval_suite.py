@@ -120,6 +120,8 @@ def test_small_runs_score_every_column_and_summarise_per_set_and_size(pool: Pool
                                                                       tiny_acm: Path):
     runs = small_runs(pool, tiny_acm, ["sentences", "papers"], [SIZE], draws=2)
     assert len(runs) == 2 * (CITING * PER_CITING + CITING)
+    only = small_runs(pool, tiny_acm, ["papers"], [SIZE], draws=2)
+    assert only == [run for run in runs if run["set"] == "papers"]  # the same draws
     rows = summarise(runs)
     assert [(r["set"], r["size"], r["runs"], r["draws"]) for r in rows] == [
         ("sentences", SIZE, 2 * CITING * PER_CITING, 2), ("papers", SIZE, 2 * CITING, 2)]

@@ -70,14 +70,12 @@ def citing_papers(dataset: Path) -> dict[tuple[str, str], str]:
                           f"paper: {exc}): small corpora need its three query sets.") from exc
 
 
-def queries_by_citing(pool: Pool, dataset: Path, sets: Sequence[str] = tuple(SETS)
-                      ) -> dict[str, list[PoolQuery]]:
-    """The judged queries of `sets` (those with text and a relevant pool paper), grouped by
-    the citing paper they come from, rows of the pool."""
+def queries_by_citing(pool: Pool, dataset: Path) -> dict[str, list[PoolQuery]]:
+    """The judged queries of all three sets (those with text and a relevant pool paper),
+    grouped by the citing paper they come from, rows of the pool."""
     position, citing = pool.positions(), citing_papers(dataset)
     groups: dict[str, list[PoolQuery]] = {}
-    for name in sets:
-        query_set = pool.sets[name]
+    for name, query_set in pool.sets.items():
         for query in query_set.queries:
             relevant = {position[d]: g for d, g in query_set.qrels.get(query.query_id, {}).items()
                         if d in position}
@@ -122,11 +120,12 @@ def small_runs(pool: Pool, dataset: Path, sets: Sequence[str] = tuple(SETS),
                ) -> list[dict]:
     """Every query of `sets` ranked by each column in each of its corpora -> one run per query
     and corpus: {"set", "size", "draw", "query_id", "papers" (the corpus's size), "scores":
-    {column: metrics.score_run}}. `progress(phase, done, total)` after each corpus."""
-    groups = queries_by_citing(pool, dataset, sets)
+    {column: metrics.score_run}}. `progress(phase, done, total)` after each corpus. The corpora
+    hold the judged papers of all three sets whichever are scored: the same draws every time."""
+    groups = queries_by_citing(pool, dataset)
     out, done = [], dict.fromkeys(sizes, 0)
     for sub in sub_corpora(pool, groups, sizes, draws):
-        for item in sub.queries:
+        for item in (q for q in sub.queries if q.set_name in sets):
             scores = {column: score_run(ranked(sub.corpus, column, item.query.text, item.vector,
                                                paper_query=item.query.is_document).tolist(),
                                         item.relevant)
