@@ -20,7 +20,7 @@ from pathlib import Path
 from explorer.cli.support import Bar, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import CorpusError
-from explorer.eval.columns import Corpus, columns_for, previous_ranker
+from explorer.eval.columns import PREVIOUS, Corpus, columns_for, previous_ranker
 from explorer.eval.evaluate import (
     SETS,
     default_cache,
@@ -117,8 +117,7 @@ def _full(args, settings: Settings, bar: Bar, names: list[str], columns) -> tupl
     explorer, summary = prepare_index(args.dataset, cache, settings.model, progress=bar.update)
     bar.close()
     print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
-    rankers = {"previous default": previous_ranker(explorer)} if "previous default" in columns \
-        else None
+    rankers = {PREVIOUS: previous_ranker(explorer)} if PREVIOUS in columns else None
     sets = [None] if args.queries else names
     results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
                         args.mode, args.limit, rankers=rankers, diverse=args.diverse)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.corpus.papers import Paper, read_corpus
-from explorer.errors import IndexInvalidError, IndexMissingError
+from explorer.errors import CorpusError, IndexInvalidError, IndexMissingError
 from explorer.eval.evaluate import SETS, QuerySet, find_corpus, load_set, model_suffix
 from explorer.files import FolderLock, atomic_write
 from explorer.model.embedder import Embedder, resolve_model
@@ -57,7 +57,12 @@ class Pool:
 
 def pool_papers(dataset: Path, size: int = POOL) -> tuple[list[Paper], dict[str, QuerySet]]:
     """The judged papers of all three sets plus random others -> (papers, query sets)."""
-    papers = read_corpus([find_corpus(dataset)]).papers
+    corpus = find_corpus(dataset)
+    missing = [name for files in SETS.values() for name in files if not (dataset / name).is_file()]
+    if missing:
+        raise CorpusError(f"{dataset}/ has no {missing[0]}: a pool (small corpora) needs "
+                          f"ACM-CR's three query sets and their qrels ({', '.join(SETS)}).")
+    papers = read_corpus([corpus]).papers
     by_id: dict[str, int] = {}
     for position, paper in enumerate(papers):
         for key in (paper.paper_id, *paper.aliases):
