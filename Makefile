@@ -12,7 +12,7 @@ QUIET_PIP := { grep -v -e 'is ignored: it is neither a file nor a directory' || 
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test index browser tex clean lock mpnet
+.PHONY: run test index browser tex clean lock mpnet eval
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(VENV) (a few minutes the first time)..."
@@ -40,6 +40,19 @@ index: $(STAMP)
 ## then `explorer build ... --model mpnet`.
 mpnet: $(STAMP)
 	$(VENV)/bin/explorer model install mpnet
+
+## The whole ranking evaluation in one command: full ACM-CR (its index built and cached on the
+## first run), its small corpora of 100 / 1,000 / 10,000 papers (3 draws, from the embedded pool
+## in the cache; embedded on the first run) and the seed set; tables on stdout, everything in
+## EVAL_OUTPUT. Hours on two cores the first time. `make eval MODEL=mpnet` for another model,
+## EVAL_ARGS=--no-full to skip the whole corpus.
+ACM_CR ?= ../shared/data/acm-cr
+EVAL_OUTPUT ?= eval-results.json
+MODEL ?=
+eval: $(STAMP)
+	$(VENV)/bin/explorer eval $(ACM_CR) --set all --sizes 100 1000 10000 --draws 3 \
+		--seeds seeds --seed-judgments tests/data/seed_judgments.json \
+		$(if $(MODEL),--model $(MODEL)) --output $(EVAL_OUTPUT) $(EVAL_ARGS)
 
 ## Open the app on the seeds, on 127.0.0.1 unless HOST says otherwise.
 run: index

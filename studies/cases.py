@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import numpy as np
 from benchmarks.common import cache_dir
 from explorer.eval.evaluate import SETS, judged, load_set
 from explorer.eval.metrics import mean_scores, score_run
+from explorer.eval.small import citing_papers
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.query.ranking import LEXICAL
@@ -59,25 +59,6 @@ def study_parser(doc: str) -> argparse.ArgumentParser:
     parser.add_argument("--output", type=Path, help="write the per-config table as JSON here")
     parser.add_argument("--cache", type=Path, help="query-vector cache (EXPLORER_CACHE/study)")
     return parser
-
-
-def citing_key(set_name: str, record: dict, titles: dict[str, str]) -> str:
-    """The citing paper a query comes from: the numeric tail of its DOI."""
-    if set_name == "papers":
-        return record["query_id"].rsplit(".", 1)[-1]
-    if set_name == "sentences":
-        return record["query_id"].split("_", 1)[0]
-    return titles[record["citing_paper_title"].strip().lower()]
-
-
-def citing_papers(dataset: Path) -> dict[tuple[str, str], str]:
-    """(set name, query id) -> the numeric DOI tail of the citing paper it comes from."""
-    read = {name: [json.loads(line) for line in (dataset / files[0]).open() if line.strip()]
-            for name, files in SETS.items()}
-    titles = {r["title"].strip().lower(): r["query_id"].rsplit(".", 1)[-1]
-              for r in read["papers"]}
-    return {(name, str(r["query_id"])): citing_key(name, r, titles)
-            for name, records in read.items() for r in records}
 
 
 def folds(dataset: Path) -> dict[tuple[str, str], int]:

@@ -40,7 +40,7 @@ def pool_index(dataset: Path, folder: Path | None = None, cache: Path | None = N
     """The index folder of the pool (built on the first call, then up to date)."""
     folder = folder or default_folder()
     pool = load_pool(dataset, cache)
-    papers, vectors = pool["papers"], pool["vectors"]
+    papers, vectors = pool.papers, pool.vectors
     corpus = folder / "corpus.jsonl.gz"
     if not corpus.is_file():
         _write_records(dataset, {key for p in papers for key in (p.paper_id, *p.aliases)}, corpus)

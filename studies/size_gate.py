@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from explorer.eval.evaluate import machine
 from explorer.query.feedback import FEEDBACK_MIN_PAPERS
 from studies import small_corpora
 
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> dict:
     acm = small_corpora.acm_runs(args.dataset, args.sizes, args.draws, args.cache)
     rankings = list(seeds["questions"][0]["scores"])
     candidates = list(itertools.product(rankings, SWITCHES))
-    result = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": small_corpora.machine(),
+    result = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "machine": machine(),
               "model": "all-MiniLM-L6-v2 (bundled), ONNX Runtime fp32",
               "command": "python -m studies.size_gate ACM-CR",
               "search": cross_validate(small_corpora.groups(acm, seeds, "search"), candidates),

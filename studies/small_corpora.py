@@ -3,11 +3,13 @@
 Corpora: ACM-CR sub-corpora of about 100, 1,000 and 10,000 papers drawn from the cached pool
 of small_cache.py (every judged paper + random fill, embedded once): for each citing paper, its
 judged papers (all three query sets) plus random others, DRAWS seeded draws per size (the
-10,000-paper corpus is the whole pool: one draw). BM25 is built per sub-corpus with the
-product's LexicalIndex; the dense channel is the cached vectors. Every ranking goes through the
-product's public functions (ranking.*, feedback.*) as Explorer.rank calls them.
+10,000-paper corpus is the whole pool: one draw); the draws are the library's
+(explorer/eval/small.py), the ones `explorer eval --sizes` scores. Each corpus has the
+product's channels (eval/columns.Corpus: BM25 and a FAISS index of the cached vectors). Every
+ranking goes through the product's public functions (channels, ranking.*, feedback.*) as
+Explorer.rank calls them.
 
-The seeds: the 71 abstracts, the questions and related pairs of tests/paraphrases.py.
+The seeds: the 71 abstracts, the questions and related pairs of tests/data/seed_judgments.json.
 
 Cross-validation: ACM-CR queries split by citing paper (cases.folds); seed questions and
 pairs by position (even / odd). Each fold picks the configuration with the best mean of its
@@ -23,57 +25,45 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import platform
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from explorer.corpus.papers import Paper, read_corpus
+from explorer.eval.columns import Corpus
+from explorer.eval.evaluate import machine
 from explorer.eval.metrics import mrr_at_k, score_run
-from explorer.index.lexical import LexicalIndex, lexical_text
-from explorer.model.embedder import Embedder, resolve_model
+from explorer.eval.seeds import read_judgments, seed_index, target_row
+from explorer.eval.small import DRAWS, SIZES, queries_by_citing, sub_corpora
+from explorer.index.lexical import lexical_text
+from explorer.query.channels import Request
 from explorer.query.engine import Explorer
 from explorer.query.feedback import feedback_channel
+from explorer.query.hits import Blocked
 from explorer.query.ranking import (
     CANDIDATES,
+    DENSE,
+    LEXICAL,
     absolute_fusion,
     blend_fusion,
     query_ceiling,
     reciprocal_rank_fusion,
-    top_rows,
 )
-from studies.cases import citing_papers, folds
+from explorer.settings import Settings
+from studies.cases import folds
 from studies.small_cache import load_pool
 
-SIZES = (100, 1_000, 10_000)
-DRAWS = 3
 FUSIONS = (["blend", "rrf"] + [f"abs {w}" for w in (0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2)])
 GATES = (0, 1_000, 10_000, 10**9)  # feedback runs on corpora of at least this many papers
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass
-class Corpus:
-    vectors: np.ndarray  # (n, d)
-    lexical: LexicalIndex
-    texts: list[str]
-
-    @classmethod
-    def of(cls, papers: list[Paper], vectors: np.ndarray) -> Corpus:
-        return cls(vectors, LexicalIndex.from_papers(papers), [lexical_text(p) for p in papers])
-
-
 def channels(corpus: Corpus, text: str, vector: np.ndarray, exclude: int | None = None):
     """Both channels' top CANDIDATES as Explorer.rank gets them, and the query's ceiling."""
-    blocked = np.zeros(len(corpus.vectors), dtype=bool)
-    if exclude is not None:
-        blocked[exclude] = True
-    rows, scores = top_rows(corpus.vectors @ vector + 1.0, CANDIDATES, blocked)
-    dense = (rows, scores - 1.0)
-    lexical = corpus.lexical.top(text, CANDIDATES, blocked)
+    blocked = Blocked(len(corpus), excluded=frozenset(() if exclude is None else (exclude,)))
+    request = Request(text, vector)
+    dense = corpus.channels[DENSE].top(request, CANDIDATES, blocked)
+    lexical = corpus.channels[LEXICAL].top(request, CANDIDATES, blocked)
     return dense, lexical, query_ceiling(corpus.lexical, text)
 
 
@@ -100,86 +90,47 @@ def rankings(corpus: Corpus, text: str, vector: np.ndarray, exclude: int | None 
 
 
 # -- ACM-CR small corpora ------------------------------------------------------
-def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS,  # noqa: C901 - one loop per study axis
-             cache: Path | None = None) -> list[dict]:
-    """Per-query metrics of every configuration -> rows {set, size, draw, fold, config: {...}}."""
+def acm_runs(dataset: Path, sizes=SIZES, draws=DRAWS, cache: Path | None = None) -> list[dict]:
+    """Per-query metrics of every configuration -> rows {set, size, draw, fold, config: {...}},
+    on the library's small corpora (explorer/eval/small.py: the same draws as `explorer eval`)."""
     pool = load_pool(dataset, cache)
-    papers, vectors = pool["papers"], pool["vectors"]
-    position = {}
-    for i, paper in enumerate(papers):
-        for key in (paper.paper_id, *paper.aliases):
-            position.setdefault(key, i)
-    fold_of, citing = folds(dataset), citing_papers(dataset)
-    by_citing: dict[int, list] = {}
-    for name, query_set in pool["sets"].items():
-        for query in query_set.queries:
-            relevant = {position[d]: g for d, g in query_set.qrels.get(query.query_id, {}).items()
-                        if d in position}
-            if relevant and query.text:
-                key = citing[(name, query.query_id)]
-                by_citing.setdefault(key, []).append(
-                    (name, query, relevant, pool["query_vectors"][name][query.query_id]))
-    out = []
-    whole = None
-    for size in sizes:
-        for draw in range(1 if size >= len(papers) else draws):
-            for key, queries in sorted(by_citing.items()):
-                if size >= len(papers):
-                    whole = whole or Corpus.of(papers, vectors)
-                    corpus, local = whole, {i: i for i in range(len(papers))}
-                else:
-                    corpus, local = _sub_corpus(papers, vectors, queries, size, draw, key)
-                for name, query, relevant, vector in queries:
-                    judged = {local[r]: g for r, g in relevant.items()}
-                    ranked = rankings(corpus, query.text, vector)
-                    out.append({"set": name, "size": size, "draw": draw,
-                                "fold": fold_of[(name, query.query_id)],
-                                "scores": {c: score_run(rows, judged)["ndcg@10"]
-                                           for c, rows in ranked.items()}})
-            print(f"size {size} draw {draw}: {len(out)} query runs", flush=True)
+    fold_of, out = folds(dataset), []
+    groups = queries_by_citing(pool, dataset)
+    for sub in sub_corpora(pool, groups, sizes, draws):
+        for item in sub.queries:
+            ranked = rankings(sub.corpus, item.query.text, item.vector)
+            out.append({"set": item.set_name, "size": sub.size, "draw": sub.draw,
+                        "fold": fold_of[(item.set_name, item.query.query_id)],
+                        "scores": {c: score_run(rows, item.relevant)["ndcg@10"]
+                                   for c, rows in ranked.items()}})
+        if sub.key == max(groups):
+            print(f"size {sub.size} draw {sub.draw}: {len(out)} query runs", flush=True)
     return out
-
-
-def _sub_corpus(papers, vectors, queries, size, draw, key):
-    judged = sorted({r for _, _, relevant, _ in queries for r in relevant})
-    rng = np.random.default_rng([size, draw, int(key) % 2**32])
-    others = np.setdiff1d(np.arange(len(papers)), judged)
-    fill = rng.choice(others, max(0, size - len(judged)), replace=False)
-    rows = np.array(sorted(set(judged) | set(fill.tolist())))
-    local = {int(r): i for i, r in enumerate(rows)}
-    return Corpus.of([papers[r] for r in rows], vectors[rows]), local
 
 
 # -- the seeds -----------------------------------------------------------------
 def seed_runs(index: Path | None = None) -> dict[str, list[dict]]:
     """Per-question reciprocal rank / top-5 hit and per-pair-direction partner hit. `index`:
-    an index of seeds/ whose vectors and model are used (default: the seeds embedded here)."""
-    from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
-
+    an index of seeds/ whose vectors and model are used (default: the library's cached index
+    of seeds/, explorer/eval/seeds.py)."""
+    judgments = read_judgments(ROOT / "tests/data/seed_judgments.json")
     if index is None:
-        papers = read_corpus([ROOT / "seeds"]).papers
-        embedder = Embedder(resolve_model("default"))
-        vectors = embedder.embed_documents([p.text for p in papers])
+        explorer, _ = seed_index(ROOT / "seeds", Settings.from_env().cache_dir, "default")
     else:
         explorer = Explorer.open(index)
-        papers, vectors, embedder = explorer.papers, explorer.vectors, explorer.embedder
-    corpus = Corpus.of(papers, vectors)
-
-    def target(marker: str) -> int:
-        (row,) = [i for i, p in enumerate(papers) if marker in p.abstract]
-        return row
-
+    corpus = Corpus.of(explorer.papers, explorer.vectors)
     questions = []
-    for number, (query, marker) in enumerate(PARAPHRASES):
-        ranked = rankings(corpus, query, embedder.embed_query(query))
-        want = {target(marker): 1.0}
+    for number, (query, marker) in enumerate(judgments.questions):
+        ranked = rankings(corpus, query, explorer.embed_query(query))
+        want = target_row(corpus.papers, marker)
         questions.append({"fold": number % 2, "scores": {
-            c: mrr_at_k(rows, want, 100) for c, rows in ranked.items()},
-            "top5": {c: float(target(marker) in rows[:5]) for c, rows in ranked.items()}})
+            c: mrr_at_k(rows, {want: 1.0}, 100) for c, rows in ranked.items()},
+            "top5": {c: float(want in rows[:5]) for c, rows in ranked.items()}})
     pairs = []
-    for number, (first, second, _) in enumerate(RELATED_PAIRS):
-        for a, b in ((target(first), target(second)), (target(second), target(first))):
-            ranked = rankings(corpus, corpus.texts[a], corpus.vectors[a], exclude=a)
+    for number, (first, second, _) in enumerate(judgments.pairs):
+        one, other = target_row(corpus.papers, first), target_row(corpus.papers, second)
+        for a, b in ((one, other), (other, one)):
+            ranked = rankings(corpus, lexical_text(corpus.papers[a]), corpus.vectors[a], exclude=a)
             pairs.append({"fold": number % 2, "scores": {
                 c: float(b in rows[:5]) for c, rows in ranked.items()}})
     return {"questions": questions, "pairs": pairs}
@@ -231,19 +182,6 @@ def cross_validate(scored: dict[str, tuple[list[dict], int]]) -> dict:
         [np.mean([value(r, c, n) for r in runs]) for runs, n in scored.values()]))
     return {"picks": {f"chosen on fold {f}": list(picks[f]) for f in (0, 1)},
             "chosen on all": list(everything), "held_out": held}
-
-
-def machine() -> str:
-    model, flags = platform.processor() or "?", []
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-        model = next(line.split(":", 1)[1].strip() for line in info.splitlines()
-                     if line.startswith("model name"))
-        words = next(line for line in info.splitlines() if line.startswith("flags")).split()
-        flags = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in words]
-    except (OSError, StopIteration):
-        pass
-    return f"{model}, {os.cpu_count()} cores, flags {' '.join(flags) or 'none'}"
 
 
 def markdown(result: dict) -> str:

@@ -38,7 +38,7 @@ import numpy as np
 
 from explorer.artifacts.store import load_artifacts
 from explorer.build import maps, topics
-from studies.small_corpora import machine
+from explorer.eval.evaluate import machine
 
 ROMAN = re.compile(r"\s+(?:I{1,3}|IV|V|VI{0,3})$")
 SEED = 0

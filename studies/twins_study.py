@@ -35,9 +35,9 @@ import numpy as np
 
 from explorer.build.relatives import FLOOR, compute_relatives
 from explorer.corpus.papers import Paper, read_corpus
+from explorer.eval.evaluate import machine
 from explorer.query.engine import Explorer
 from explorer.query.twins import DEFAULT_THRESHOLD
-from studies.small_corpora import machine
 
 FRONT_MATTER = frozenset(
     "preface foreword editorial front matter proceedings contents index welcome message "

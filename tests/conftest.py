@@ -10,6 +10,7 @@ import pytest
 
 from explorer.build.builder import build
 from explorer.query.engine import Explorer
+from tests.acm_fixtures import write_tiny_acm
 from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,12 @@ def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def seeds_explorer(seeds_index: Path) -> Explorer:
     return Explorer.open(seeds_index)
+
+
+@pytest.fixture(scope="session")
+def tiny_acm(seeds_explorer: Explorer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny ACM-CR-shaped folder made from the seeds (tests/acm_fixtures.py). Read-only."""
+    return write_tiny_acm(seeds_explorer.papers, tmp_path_factory.mktemp("tiny-acm"))
 
 
 @pytest.fixture

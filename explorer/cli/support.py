@@ -59,11 +59,13 @@ def year(text: str) -> int:
 
 
 class Bar:
-    """tqdm bars on stderr, one per phase, created on the first update (none when none embeds)."""
+    """tqdm bars on stderr, one per phase, created on the first update (none when none embeds);
+    `verb` names the work ("embedding PHASE"), `unit` what is counted."""
 
-    def __init__(self) -> None:
+    def __init__(self, verb: str = "embedding", unit: str = "text") -> None:
         self._bar = None
         self._phase = ""
+        self._verb, self._unit = verb, unit
 
     def update(self, phase: str, done: int, total: int) -> None:
         if self._bar is None or phase != self._phase:
@@ -71,7 +73,8 @@ class Bar:
 
             self.close()
             self._phase = phase
-            self._bar = tqdm(total=total, desc=f"embedding {phase}", unit="text", file=sys.stderr)
+            self._bar = tqdm(total=total, desc=f"{self._verb} {phase}", unit=self._unit,
+                             file=sys.stderr)
         self._bar.update(done - self._bar.n)
 
     def close(self) -> None:

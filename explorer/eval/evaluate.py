@@ -24,6 +24,7 @@ from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.eval.metrics import METRICS, mean_scores, score_run
 from explorer.files import ReadErrors, read_jsonl
+from explorer.model.embedder import BUNDLED_NAMES
 from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer
 from explorer.query.ranking import LEXICAL, MODES
@@ -131,11 +132,16 @@ def load_set(folder: Path, name: str = "paragraphs", queries_file: str | None = 
                     load_qrels(qrels_path), notes)
 
 
-def default_cache(dataset: Path, cache_dir: Path) -> Path:
+def model_suffix(model: str) -> str:
+    """"" for the default model, else "-NAME" (a named model, or a model folder's name)."""
+    return "" if model.strip().lower() in BUNDLED_NAMES else "-" + Path(model).name
+
+
+def default_cache(dataset: Path, cache_dir: Path, model: str = "default") -> Path:
     """Where `explorer eval` keeps the index of a dataset between runs, in the settings'
-    `cache_dir`: CACHE/eval/NAME-HASH."""
+    `cache_dir`: CACHE/eval/NAME-HASH, or NAME-HASH-MODEL for a model but the default."""
     digest = hashlib.sha256(str(dataset.resolve()).encode()).hexdigest()[:8]
-    return cache_dir / "eval" / f"{dataset.resolve().name}-{digest}"
+    return cache_dir / "eval" / f"{dataset.resolve().name}-{digest}{model_suffix(model)}"
 
 
 def prepare_index(dataset: Path, cache: Path, model: str, progress=None) -> tuple[Explorer, str]:
@@ -233,8 +239,22 @@ def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:
             "backend": " ".join(str(v) for v in (model.backend, model.precision) if v)
             or "sentence-transformers (torch)",
             "index_type": explorer.manifest.index_type,
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores ({platform.system()})",
-            "command": command}
+            "machine": machine(), "command": command}
+
+
+def machine() -> str:
+    """The CPU model, its cores and the vector flags that change embedding speed and results
+    (avx2, avx512f, avx512_bf16, amx_bf16)."""
+    model, flags = platform.processor() or platform.machine() or "?", []
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
+        model = next(line.split(":", 1)[1].strip() for line in info
+                     if line.startswith("model name"))
+        words = next(line for line in info if line.startswith("flags")).split()
+        flags = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in words]
+    except (OSError, StopIteration):
+        pass
+    return f"{model}, {os.cpu_count()} cores, flags {' '.join(flags) or 'none'}"
 
 
 def format_table(results: Sequence[dict]) -> str:
@@ -243,9 +263,15 @@ def format_table(results: Sequence[dict]) -> str:
     rows = [[r["set"], str(r["queries"]), mode, *(f"{m[k]:.4f}" for k in METRICS),
              f"{m.get('redundancy@10', 0.0):.4f}", f"{m['ms_per_query']:.1f}"]
             for r in results for mode, m in r["modes"].items()]
-    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)) for line in [header, *rows]]
-    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+    return grid(header, rows)
+
+
+def grid(header: Sequence[str], lines: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: the header, a rule, the lines; columns padded to their widest."""
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
+    text = ["  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip()
+            for line in [header, *lines]]
+    return "\n".join([text[0], "  ".join("-" * w for w in widths), *text[1:]])
 
 
 def _is_number(text: str) -> bool:

@@ -1,0 +1,130 @@
+"""The columns of the evaluation tables, each a ranking by the product's own policy and
+pipeline: lexical, dense, the previous default and today's default.
+
+`Corpus` holds papers and their vectors in memory with the channels Explorer builds over an
+index (a FAISS DenseChannel and BM25's LexicalChannel), so a sub-corpus of a cached pool is
+ranked exactly as an index of the same papers would rank it: `ranked` asks
+policy.plan_for and pipeline.run, as Explorer.rank does. Whatever policy ships is measured.
+
+"previous default" is the hybrid ranking before issue 11 (a min-max blend of the two channels,
+0.5 / 0.5, then the feedback pass at every corpus size, also for a paper as the query), kept to
+compare against: `previous_default`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.corpus.papers import Paper
+from explorer.eval.evaluate import Query
+from explorer.index.dense import VectorIndex
+from explorer.index.lexical import LexicalIndex
+from explorer.query.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
+from explorer.query.engine import Explorer
+from explorer.query.feedback import feedback_channel
+from explorer.query.hits import Blocked
+from explorer.query.options import QueryOptions
+from explorer.query.pipeline import run
+from explorer.query.policy import DEFAULT_MODE, plan_for
+from explorer.query.ranking import (
+    CANDIDATES,
+    DENSE,
+    HYBRID,
+    LEXICAL,
+    blend_fusion,
+    query_ceiling,
+)
+
+PREVIOUS, DEFAULT = "previous default", "default"
+COLUMNS = (LEXICAL, DENSE, PREVIOUS, DEFAULT)
+PREVIOUS_WEIGHTS = (0.5, 0.5)  # dense, lexical: the blend before issue 11
+TOP_K = 100  # ranks scored (MRR@100, Recall@100)
+
+
+def columns_for(modes: Sequence[str]) -> tuple[str, ...]:
+    """The columns that `explorer eval --mode MODES` asks for: lexical and dense as named;
+    hybrid brings the previous default and the default."""
+    return tuple(c for c in COLUMNS if c in modes or (c in (PREVIOUS, DEFAULT) and HYBRID in modes))
+
+
+@dataclass(frozen=True, eq=False)
+class Corpus:
+    """Papers and their vectors (n, d) float32, unit rows, with the product's two channels."""
+
+    papers: list[Paper]
+    vectors: np.ndarray
+    lexical: LexicalIndex
+    channels: dict[str, Channel]
+
+    @classmethod
+    def of(cls, papers: Sequence[Paper], vectors: np.ndarray) -> Corpus:
+        """Index `papers` and `vectors` (n, d) as a build does (exact FAISS, BM25)."""
+        if len(papers) != len(vectors):
+            raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        lexical = LexicalIndex.from_papers(papers)
+        channels = {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
+                    LEXICAL: LexicalChannel(lambda: lexical)}
+        return cls(list(papers), vectors, lexical, channels)
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+
+def ranked(corpus: Corpus, column: str, text: str, vector: np.ndarray, *,
+           paper_query: bool = False, exclude: Sequence[int] = (), top_k: int = TOP_K
+           ) -> np.ndarray:
+    """The rows (<= top_k,) that `column` ranks first for a query: `text` for BM25, `vector`
+    (d,) for the dense channel; `paper_query`: the query is a paper's or document's text (a
+    `similar` request), else a question; rows in `exclude` never come back."""
+    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text))
+    blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
+    if column == PREVIOUS:
+        channels = [corpus.channels[DENSE], corpus.channels[LEXICAL]]
+        return previous_default(channels, request, blocked, corpus.vectors, top_k)[0]
+    mode = DEFAULT_MODE if column == DEFAULT else column
+    plan = plan_for(mode, QueryOptions(top_k=top_k), paper_query=paper_query,
+                    papers=len(corpus))
+    channels = [corpus.channels[name] for name in plan.channels]
+    return run(plan, channels, request, blocked, corpus.vectors)[0]
+
+
+def previous_default(channels: Sequence[Channel], request: Request, blocked: Blocked | None,
+                     vectors: np.ndarray, top_k: int = TOP_K) -> Ranked:
+    """The hybrid ranking before issue 11 over (dense, lexical) `channels` -> (rows, fused
+    scores), best first, at most `top_k`: blend, the feedback pass on any corpus size, blend
+    again. `vectors` (n, d): all papers."""
+    depth = max(CANDIDATES, top_k)
+    lists = [channel.top(request, depth, blocked) for channel in channels]
+    first, _ = blend_fusion(lists, PREVIOUS_WEIGHTS)
+    pools = [rows for rows, _ in lists]
+    lists[0] = feedback_channel(vectors, request.vector, first, pools, depth, min_papers=0)
+    rows, scores = blend_fusion(lists, PREVIOUS_WEIGHTS)
+    return rows[:top_k], scores[:top_k]
+
+
+class _Asked:
+    """One channel of an open Explorer, asked through its public `candidates`."""
+
+    def __init__(self, explorer: Explorer, name: str) -> None:
+        self.explorer, self.name = explorer, name
+
+    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
+        excluded = blocked.excluded if blocked is not None else ()
+        return self.explorer.candidates(self.name, request, depth, exclude=excluded)
+
+
+def previous_ranker(explorer: Explorer) -> Callable[[Query, np.ndarray], list[int]]:
+    """The previous default over a whole index, as evaluate()'s `rankers` take it:
+    (query, its vector (d,)) -> rows, best first."""
+    channels = [_Asked(explorer, DENSE), _Asked(explorer, LEXICAL)]
+    vectors = explorer.vectors
+
+    def rank(query: Query, vector: np.ndarray) -> list[int]:
+        request = Request(query.text, vector)
+        return previous_default(channels, request, None, vectors)[0].tolist()
+
+    return rank
