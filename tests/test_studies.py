@@ -22,6 +22,7 @@ from studies import (
     make_slice,
     missed_eval,
     missed_pool,
+    plausible_fusion,
     prf_study,
     recommend_eval,
     size_gate,
@@ -165,6 +166,28 @@ def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     assert {"sentences 20", "paragraphs 1000", "seeds questions"} <= set(held)
     assert held["seeds questions"]["dense"] >= 0.9  # MRR of the 69 seed questions
     assert {"papers 20", "papers 1000", "seeds pairs"} <= set(result["similar"]["held_out"])
+    assert "## `similar`" in out.with_suffix(".md").read_text()
+
+
+def test_plausible_fusion_scores_every_group_and_holds_out_its_picks(
+        tiny_acm: Path, seeds_index: Path, tmp_path: Path):
+    cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    out = tmp_path / "plausible"
+    result = plausible_fusion.main([str(tiny_acm), "--cache", str(cache), "--sizes", "20", "1000",
+                                    "--draws", "1", "--out", str(out), "--seeds-index",
+                                    str(seeds_index), "--index", str(seeds_index)])
+    assert json.loads(out.with_suffix(".json").read_text())["search"] == result["search"]
+    search, similar = result["search"], result["similar"]
+    pool = len(small_cache.load_pool(tiny_acm, cache).papers)
+    assert set(search["held_out"]) == {f"{s} {n}" for s in ("sentences", "paragraphs")
+                                       for n in ("20", str(pool), "full")} | {"seeds questions"}
+    assert set(similar["held_out"]) == {"papers 20", f"papers {pool}", "papers full", "seeds pairs"}
+    # dense on the seeds is plain cosine: the MRR of the 69 questions, as small_corpora finds it
+    assert search["held_out"]["seeds questions"]["dense"] >= 0.9
+    ranks = search["all_rankings"]
+    assert {"blend | fb", "abs 0.8 p^4 | fb off", "rrf | fb off"} <= set(ranks)
+    for fold in (0, 1):
+        assert search["picks"][f"chosen on fold {fold}"] in ranks
     assert "## `similar`" in out.with_suffix(".md").read_text()
 
 
