@@ -191,7 +191,8 @@ class Explorer:
         plan = plan_for(options.mode, options, scores=dense_scores is not None,
                         paper_query=paper_query, papers=len(self.papers))
         request = Request(text, vector, dense_scores,
-                          ceiling=lambda: query_ceiling(self.lexical, text))
+                          ceiling=lambda: query_ceiling(self.lexical, text),
+                          reference=self.reference(kind))
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
@@ -243,6 +244,13 @@ class Explorer:
         """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with in this
         corpus (a question's: with paper pairs in an index built before question scores)."""
         return scale_for(kind, self.artifacts.extras)
+
+    def reference(self, kind: str = PAPERS) -> tuple[float, ...]:
+        """The random cosines a `kind` of cosine is placed among (quantiles at percentiles
+        0..100) when this index stores them for that kind; () when it does not (an index built
+        before question scores were stored has only paper pairs)."""
+        scale = self.scale(kind)
+        return scale.quantiles if scale is not None and scale.labelled else ()
 
     def percentile(self, score: float, kind: str = PAPERS) -> float | None:
         """Share of random pairs' cosines (`scale(kind)`) in this corpus below `score` (0-100)."""

@@ -2,8 +2,10 @@
 feedback pass runs, how deep each channel looks. pipeline.py carries a Plan out.
 
 A question (`search`) and a paper (`similar`) are ranked by policies chosen on their own
-judgments: HYBRID_FUSION + DEFAULT_FEEDBACK for questions and for papers in large corpora,
-PAPER_FUSION without feedback for papers in corpora below PAPER_POLICY_BELOW papers.
+judgments: HYBRID_FUSION (plausible absolute fusion) + DEFAULT_FEEDBACK for questions,
+PAPER_FUSION without feedback for papers in corpora below PAPER_POLICY_BELOW papers and
+BLEND_FUSION + DEFAULT_FEEDBACK for papers in larger ones; precomputed scores (recommend's
+SVM), which are not cosines, are blended.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from explorer.query.ranking import (
     LEXICAL,
     LEXICAL_WEIGHT,
     PAPER_LEXICAL_WEIGHT,
+    PLAUSIBILITY_POWER,
     absolute_fusion,
     blend_fusion,
     check_mode,
+    plausible_by,
 )
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
@@ -52,10 +56,26 @@ def absolute(ranked: Sequence[Ranked], weights: Sequence[float], request: Reques
     return absolute_fusion(dense, lexical, request.ceiling(), weights[1])
 
 
-# How hybrid fuses its two channels (dense or scores first, then lexical), with their weights,
-# for a question. Switching questions to absolute fusion is `HYBRID_FUSION = ABSOLUTE_FUSION`
-# (tests/test_options.py checks the switch); measured in studies/DECISIONS.md, not shipped.
-HYBRID_FUSION: tuple[Fusion, tuple[float, ...]] = (blend, (DENSE_WEIGHT, 1 - DENSE_WEIGHT))
+def plausible(ranked: Sequence[Ranked], weights: Sequence[float], request: Request) -> Ranked:
+    """absolute fusion with each candidate's lexical share scaled by its cosine's percentile
+    among the corpus's random cosines of the request's kind (request.reference), raised to
+    PLAUSIBILITY_POWER (ranking.plausible_by): shared words lift a paper only as far as its
+    meaning is plausible for the query. Without a reference: plain absolute fusion."""
+    dense, lexical = ranked
+    factor = (plausible_by(request.reference, PLAUSIBILITY_POWER)
+              if request.reference and PLAUSIBILITY_POWER else None)
+    return absolute_fusion(dense, lexical, request.ceiling(), weights[1], factor)
+
+
+# How hybrid fuses its two channels (dense first, then lexical), with their weights, for a
+# question, at every corpus size: cosine + LEXICAL_WEIGHT * BM25 / the question's ceiling,
+# the BM25 share scaled by plausibility. Chosen by studies/plausible_fusion.py (2-fold CV under
+# the never-lose rule on ACM-CR 100 / 1k / 10k / full, paperlists-ml TLDR and title questions
+# at 1k / 10k and the seed questions; studies/DECISIONS.md item 15).
+HYBRID_FUSION: tuple[Fusion, tuple[float, ...]] = (plausible, (1.0, LEXICAL_WEIGHT))
+# The min-max blend: precomputed scores (recommend's SVM, not cosines) with BM25, and a paper
+# as the query in a corpus of PAPER_POLICY_BELOW papers or more (it won there: item 10).
+BLEND_FUSION: tuple[Fusion, tuple[float, ...]] = (blend, (DENSE_WEIGHT, 1 - DENSE_WEIGHT))
 ABSOLUTE_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, LEXICAL_WEIGHT))
 # One paper as the query (similar, similar_to_text), on a corpus of fewer than
 # PAPER_POLICY_BELOW papers: absolute fusion
@@ -63,8 +83,7 @@ ABSOLUTE_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, LEXICAL_WEI
 # cosine there), no feedback pass. From PAPER_POLICY_BELOW papers on, papers are ranked like
 # questions (the blend then the pass: it won there). Both folds of studies/size_gate.py chose
 # this gate and no feedback under the issue's never-lose rule; held out it beats dense at 100
-# and 1,000 papers and on the seed pairs, and is today's ranking from 10,000 papers on.
-# recommend (several papers, SVM scores that are not cosines) keeps HYBRID_FUSION: unmeasured.
+# and 1,000 papers and on the seed pairs; from 10,000 papers on, BLEND_FUSION.
 PAPER_FUSION: tuple[Fusion, tuple[float, ...]] = (absolute, (1.0, PAPER_LEXICAL_WEIGHT))
 PAPER_POLICY_BELOW = 10_000
 
@@ -95,7 +114,10 @@ def plan_for(mode: str, options: QueryOptions, scores: bool = False,
     channels = {LEXICAL: (LEXICAL,), DENSE: (first,), HYBRID: (first, LEXICAL)}[check_mode(mode)]
     paper = (paper_query and not scores and papers is not None
              and papers < PAPER_POLICY_BELOW)
-    fusion, weights = PAPER_FUSION if paper else HYBRID_FUSION
+    if scores or (paper_query and not paper):
+        fusion, weights = BLEND_FUSION
+    else:
+        fusion, weights = PAPER_FUSION if paper else HYBRID_FUSION
     fused = len(channels) > 1
     default = False if paper else DEFAULT_FEEDBACK
     wanted = default if options.feedback is None else options.feedback

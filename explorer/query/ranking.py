@@ -22,10 +22,11 @@ DENSE_WEIGHT = 0.5
 # feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
 # (studies/prf_study.py; studies/results/quality-acm-cr-prf.md).
 CANDIDATES = 200
-# absolute_fusion's weight of BM25 relative to the query's best attainable score.
-# For a question (not shipped: policy.ABSOLUTE_FUSION): 2-fold CV on ACM-CR 100/1k/10k + seeds
-# chose 0.8-1.2 (studies/results/quality-small-corpora.md).
+# absolute_fusion's weight of BM25 relative to the query's best attainable score, for a
+# question (policy.HYBRID_FUSION), and the power of its plausibility (plausible_by): chosen by
+# 2-fold CV under the never-lose rule (studies/plausible_fusion.py, DECISIONS item 15).
 LEXICAL_WEIGHT = 1.2
+PLAUSIBILITY_POWER = 4
 # For a paper as the query on a corpus below policy.PAPER_POLICY_BELOW papers (`similar`, a
 # pasted document, recommend's centroid): both folds of the never-lose CV chose 0.2-0.3 without
 # feedback, on papers -> references at 100 / 1k ACM-CR papers and the seed pairs
