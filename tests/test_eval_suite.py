@@ -17,7 +17,7 @@ from explorer.cli import main as cli
 from explorer.errors import IndexInvalidError
 from explorer.eval.columns import COLUMNS, DEFAULT, PREVIOUS, Corpus, previous_ranker, ranked
 from explorer.eval.evaluate import Query, machine
-from explorer.eval.pool import Pool, load_pool, make_pool, open_pool, pool_folder
+from explorer.eval.pool import Pool, load_pool, make_pool, open_pool, pool_folder, with_titles
 from explorer.eval.seeds import read_judgments, score_seeds, target_row
 from explorer.eval.small import queries_by_citing, small_runs, sub_corpora, summarise
 from explorer.query.engine import Explorer
@@ -31,7 +31,7 @@ SIZE = 20  # papers in a drawn corpus: below the tiny pool's CITING * PER_CITING
 
 @pytest.fixture(scope="module")
 def pool(tiny_acm: Path, tmp_path_factory) -> Pool:
-    return make_pool(tiny_acm, tmp_path_factory.mktemp("cache") / "quality-small")
+    return with_titles(make_pool(tiny_acm, tmp_path_factory.mktemp("cache") / "quality-small"))
 
 
 def test_the_pool_folder_keeps_the_study_cache_names(tmp_path: Path):

@@ -150,7 +150,7 @@ def _seeds(args, settings: Settings, bar: Bar, judgments, columns) -> dict:
     bar.close()
     print(f"explorer: seeds index: {safe_text(summary)}", file=sys.stderr)
     vectors = explorer.embedder.embed_queries([query for query, _ in judgments.questions])
-    scored = score_seeds(Corpus.of(explorer.papers, explorer.vectors), vectors, judgments,
+    scored = score_seeds(Corpus.of_index(explorer), vectors, judgments,
                          columns)
     model = explorer.manifest.model
     return {"model": model_label(model.model_id, model.backend, model.precision),

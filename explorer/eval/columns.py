@@ -18,10 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.build.quantiles import pair_quantiles, question_quantiles
 from explorer.corpus.papers import Paper
 from explorer.eval.evaluate import Query
 from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
+from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
 from explorer.query.engine import Explorer
 from explorer.query.feedback import feedback_channel
@@ -52,23 +54,40 @@ def columns_for(modes: Sequence[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Corpus:
-    """Papers and their vectors (n, d) float32, unit rows, with the product's two channels."""
+    """Papers and their vectors (n, d) float32, unit rows, with the product's two channels and
+    the random cosines a build stores (`references`: calibration kind -> quantiles)."""
 
     papers: list[Paper]
     vectors: np.ndarray
     lexical: LexicalIndex
     channels: dict[str, Channel]
+    references: dict[str, tuple[float, ...]]
 
     @classmethod
-    def of(cls, papers: Sequence[Paper], vectors: np.ndarray) -> Corpus:
-        """Index `papers` and `vectors` (n, d) as a build does (exact FAISS, BM25)."""
+    def of(cls, papers: Sequence[Paper], vectors: np.ndarray, titles: np.ndarray | None = None,
+           references: dict[str, tuple[float, ...]] | None = None) -> Corpus:
+        """Index `papers` and `vectors` (n, d) as a build does (exact FAISS, BM25, the paper
+        pairs' and, given the papers' `titles` (n, d) embedded as questions, the questions'
+        reference cosines); `references` instead: an index's own (Explorer.reference)."""
         if len(papers) != len(vectors):
             raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         lexical = LexicalIndex.from_papers(papers)
         channels = {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
                     LEXICAL: LexicalChannel(lambda: lexical)}
-        return cls(list(papers), vectors, lexical, channels)
+        if references is None:
+            references = {PAPERS: tuple(pair_quantiles(vectors)), QUESTIONS: ()}
+            if titles is not None:
+                embedded = {paper.title: vector for paper, vector in zip(papers, titles)}
+                references[QUESTIONS] = tuple(question_quantiles(
+                    papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])))
+        return cls(list(papers), vectors, lexical, channels, references)
+
+    @classmethod
+    def of_index(cls, explorer: Explorer) -> Corpus:
+        """An open index's papers, vectors and stored reference cosines."""
+        return cls.of(explorer.papers, explorer.vectors, references={
+            kind: explorer.reference(kind) for kind in (QUESTIONS, PAPERS)})
 
     def __len__(self) -> int:
         return len(self.papers)
@@ -80,7 +99,8 @@ def ranked(corpus: Corpus, column: str, text: str, vector: np.ndarray, *,
     """The rows (<= top_k,) that `column` ranks first for a query: `text` for BM25, `vector`
     (d,) for the dense channel; `paper_query`: the query is a paper's or document's text (a
     `similar` request), else a question; rows in `exclude` never come back."""
-    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text))
+    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
+                      reference=corpus.references[PAPERS if paper_query else QUESTIONS])
     blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
     if column == PREVIOUS:
         channels = [corpus.channels[DENSE], corpus.channels[LEXICAL]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from explorer.files import FolderLock, atomic_write
 from explorer.model.embedder import Embedder, resolve_model
 
 POOL = 10_000
-POOL_FILE, PAPERS_FILE = "pool.json", "papers.npy"
+POOL_FILE, PAPERS_FILE, TITLES_FILE = "pool.json", "papers.npy", "titles.npy"
 Progress = Callable[[str, int, int], None]  # (phase, done, total), as builder.build reports
 
 
@@ -45,6 +45,7 @@ class Pool:
     query_vectors: dict[str, dict[str, np.ndarray]]
     model: dict
     folder: Path
+    titles: np.ndarray | None = None  # (n, d): the papers' titles embedded as questions
 
     def positions(self) -> dict[str, int]:
         """Paper id or alias -> its row in the pool (the first paper that names it)."""
@@ -131,14 +132,34 @@ def open_pool(dataset: Path, folder: Path, model: str = "default",
             raise IndexInvalidError(f"{folder} holds part of a pool but no {POOL_FILE}: another "
                                     "process is embedding it (wait for it to finish) or one was "
                                     "interrupted (delete the folder and run the command again).")
-        return make_pool(dataset, folder, model, progress)
+        return with_titles(make_pool(dataset, folder, model, progress), model, progress)
     pool = load_pool(dataset, folder)
     wanted = resolve_model(model)
     if pool.model.get("fingerprint") != wanted.fingerprint:
         raise IndexInvalidError(f"The pool in {folder} was embedded by "
                                 f"{pool.model.get('id', 'another model')}, not {wanted.model_id}: "
                                 "give the pool folder of that model, or delete this one.")
-    return pool
+    return with_titles(pool, model, progress)
+
+
+def with_titles(pool: Pool, model: str = "default", progress: Progress | None = None) -> Pool:
+    """`pool` with its papers' titles embedded as questions (titles.npy; embedded with `model`
+    and saved when the folder has none): what a build of any of its corpora places question
+    scores among (build/quantiles.question_quantiles)."""
+    path = pool.folder / TITLES_FILE
+    if path.is_file():
+        titles = np.load(path)
+        if len(titles) == len(pool.papers):
+            return replace(pool, titles=titles)
+    embedder = Embedder(resolve_model(model))
+    if embedder.info.get("fingerprint") != pool.model.get("fingerprint"):
+        raise IndexInvalidError(f"The pool in {pool.folder} was embedded by another model "
+                                f"than {model}: give that model.")
+    titles = embedder.embed_queries([paper.title for paper in pool.papers])
+    if progress:
+        progress("pool titles", len(titles), len(titles))
+    _save(path, titles)
+    return replace(pool, titles=titles)
 
 
 def _pool(papers: list[Paper], sets: dict[str, QuerySet], vectors: np.ndarray,

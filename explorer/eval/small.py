@@ -102,13 +102,15 @@ def sub_corpora(pool: Pool, groups: dict[str, list[PoolQuery]], sizes: Sequence[
         for draw in range(1 if size >= len(pool.papers) else draws):
             for key, queries in sorted(groups.items()):
                 if size >= len(pool.papers):
-                    whole = whole if whole is not None else Corpus.of(pool.papers, pool.vectors)
+                    whole = whole if whole is not None else Corpus.of(
+                        pool.papers, pool.vectors, pool.titles)
                     yield SubCorpus(size, draw, key, whole, queries)
                     continue
                 judged = sorted({row for q in queries for row in q.relevant})
                 rows = draw_rows(len(pool.papers), judged, size, draw, key)
                 local = {int(row): i for i, row in enumerate(rows)}
-                corpus = Corpus.of([pool.papers[row] for row in rows], pool.vectors[rows])
+                corpus = Corpus.of([pool.papers[row] for row in rows], pool.vectors[rows],
+                                   None if pool.titles is None else pool.titles[rows])
                 yield SubCorpus(size, draw, key, corpus, [
                     replace(q, relevant={local[r]: g for r, g in q.relevant.items()})
                     for q in queries])
