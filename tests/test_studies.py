@@ -172,15 +172,32 @@ def test_small_corpora(tiny_acm: Path, seeds_index: Path, tmp_path: Path):
 def test_plausible_fusion_scores_every_group_and_holds_out_its_picks(
         tiny_acm: Path, seeds_index: Path, tmp_path: Path):
     cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
+    papers = Explorer.open(seeds_index).papers
+    tldrs = {next(p.paper_id for p in papers if marker in p.abstract): question
+             for question, marker in PARAPHRASES[:10]}
+    paperlists = tmp_path / "paperlists"  # paperlists-shaped: the seeds, 10 with a TLDR
+    paperlists.mkdir()
+    with gzip.open(paperlists / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:
+        handle.writelines(json.dumps({"doc_id": p.paper_id, "title": f"{p.title} ({i})",
+                                      "abstract": p.abstract, "tldr": tldrs.get(p.paper_id)})
+                          + "\n" for i, p in enumerate(papers))
     out = tmp_path / "plausible"
     result = plausible_fusion.main([str(tiny_acm), "--cache", str(cache), "--sizes", "20", "1000",
                                     "--draws", "1", "--out", str(out), "--seeds-index",
-                                    str(seeds_index), "--index", str(seeds_index)])
+                                    str(seeds_index), "--index", str(seeds_index),
+                                    "--paperlists", str(paperlists), "--paperlists-cache",
+                                    str(tmp_path / "questions"), "--paperlists-sizes", "40",
+                                    "10", "20"])
     assert json.loads(out.with_suffix(".json").read_text())["search"] == result["search"]
     search, similar = result["search"], result["similar"]
     pool = len(small_cache.load_pool(tiny_acm, cache).papers)
     assert set(search["held_out"]) == {f"{s} {n}" for s in ("sentences", "paragraphs")
-                                       for n in ("20", str(pool), "full")} | {"seeds questions"}
+                                       for n in ("20", str(pool), "full")} | {
+        f"{s} {n}" for s in ("tldr", "title") for n in ("20", "40")} | {"seeds questions"}
+    assert result["strangers"] == 10 and set(search["misplaced"]) == set(search["held_out"]) | {
+        "seeds, paperlists titles (no target)"}
+    assert all(row["lexical"] >= 0 for row in search["misplaced"].values())
+    assert not similar["misplaced"]  # a paper's first result is not judged so
     assert set(similar["held_out"]) == {"papers 20", f"papers {pool}", "papers full", "seeds pairs"}
     # dense on the seeds is plain cosine: the MRR of the 69 questions, as small_corpora finds it
     assert search["held_out"]["seeds questions"]["dense"] >= 0.9
