@@ -16,6 +16,7 @@ from explorer.artifacts.layout import PAIR_QUANTILES, QUESTION_QUANTILES
 from explorer.build import embedding
 from explorer.build.builder import build
 from explorer.build.quantiles import kept_question_quantiles
+from explorer.query import policy
 from explorer.query.calibration import PAPERS, QUESTIONS, STRENGTHS, WEAK, compared, strength
 from explorer.query.engine import Explorer
 from explorer.ui.page import score_help, score_text
@@ -111,13 +112,17 @@ def _drop_question_scores(folder: Path) -> None:
 
 
 def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
-        index_copy: Path, seeds_explorer: Explorer):
+        index_copy: Path, seeds_explorer: Explorer, monkeypatch):
     _drop_question_scores(index_copy)
     old = Explorer.open(index_copy)
-    assert QUESTION_QUANTILES not in old.artifacts.extras
+    assert QUESTION_QUANTILES not in old.artifacts.extras and old.reference(QUESTIONS) == ()
     hits = old.search("graph edit distance by pairing up nodes", 3)
+    # With no question-paper cosines to place a cosine among, shared words count whole:
+    # plain absolute fusion, as the current index ranks once switched to it.
+    monkeypatch.setattr(policy, "HYBRID_FUSION", policy.ABSOLUTE_FUSION)
     assert [h.paper_id for h in hits] == [
         h.paper_id for h in seeds_explorer.search("graph edit distance by pairing up nodes", 3)]
+    monkeypatch.undo()
     for hit in hits:
         assert (hit.compared_with, hit.strength) == (PAPERS, None)
         assert hit.percentile == old.percentile(hit.score, PAPERS) is not None

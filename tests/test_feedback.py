@@ -5,9 +5,16 @@ import numpy as np
 import pytest
 
 from explorer.query import feedback
+from explorer.query.calibration import QUESTIONS
 from explorer.query.engine import Explorer, Filters
 from explorer.query.feedback import FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedback_channel, feedback_safe
-from explorer.query.ranking import CANDIDATES, rocchio
+from explorer.query.ranking import (
+    CANDIDATES,
+    LEXICAL_WEIGHT,
+    PLAUSIBILITY_POWER,
+    query_ceiling,
+    rocchio,
+)
 from tests.paraphrases import PARAPHRASES
 
 
@@ -42,17 +49,16 @@ def test_feedback_channel_rescores_only_the_pool_like_brute_force():
     assert len(empty) == 0
 
 
-def _blend(ex: Explorer, query: str, vector: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """Hybrid from scratch on a corpus smaller than CANDIDATES (each channel returns all it
-    can): every paper's cosine to `vector` (d,) and BM25 score for `query`, each min-max
-    normalised over the papers its channel returns (all for the cosine, those sharing a term
-    for BM25, the others adding 0), averaged -> (rows best first, their fused scores)."""
+def _fused(ex: Explorer, query: str, vector: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """Hybrid from scratch on a corpus smaller than CANDIDATES (the dense channel returns every
+    paper): each paper's cosine to `vector` (d,) plus LEXICAL_WEIGHT x its BM25 score for
+    `query` / the query's ceiling x (the cosine's percentile among the index's question-paper
+    cosines, as a badge places it, / 100) ** PLAUSIBILITY_POWER -> (rows best first, fused)."""
+    scale = ex.scale(QUESTIONS)
     cosines = ex.vectors.astype(np.float64) @ vector.astype(np.float64)
-    bm25 = ex.lexical.scores(query).astype(np.float64)
-    matched = bm25 > 0
-    lexical = np.zeros(len(bm25))
-    lexical[matched] = (bm25[matched] - bm25[matched].min()) / np.ptp(bm25[matched])
-    fused = 0.5 * (cosines - cosines.min()) / np.ptp(cosines) + 0.5 * lexical
+    share = ex.lexical.scores(query).astype(np.float64) / query_ceiling(ex.lexical, query)
+    plausible = np.array([(scale.percentile(c) / 100) ** PLAUSIBILITY_POWER for c in cosines])
+    fused = cosines + LEXICAL_WEIGHT * share * plausible
     order = np.argsort(-fused, kind="stable")
     return order.tolist(), fused[order]
 
@@ -61,12 +67,12 @@ QUERIES = ["detecting forged faces from unseen generators", "graph neural networ
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_hybrid_without_feedback_equals_the_blend_by_brute_force(seeds_explorer: Explorer,
-                                                                query: str):
+def test_hybrid_without_feedback_equals_plausible_fusion_by_brute_force(
+        seeds_explorer: Explorer, query: str):
     ex = seeds_explorer
     assert len(ex.papers) <= CANDIDATES
     vector = ex.embed_query(query)
-    expected, fused = _blend(ex, query, vector)
+    expected, fused = _fused(ex, query, vector)
     assert (-np.diff(fused[:11]) > 1e-4).all()  # no near-tie in the top 10 to break either way
     hits = ex.search(query, 10, mode="hybrid", feedback=False)
     assert [ex.row(h.paper_id) for h in hits] == expected[:10]
@@ -77,18 +83,22 @@ def test_hybrid_without_feedback_equals_the_blend_by_brute_force(seeds_explorer:
     assert ex.search(query, 10) == hits == ex.search(query, 10, mode="hybrid", feedback=True)
 
 
-@pytest.mark.parametrize("query", QUERIES)
-def test_the_feedback_pass_equals_rocchio_and_the_blend_by_brute_force(
+# Questions whose top 10 the pass changes on the seeds (so the test cannot pass vacuously).
+MOVED = ["detecting forged faces from unseen generators", "language models for many domains"]
+
+
+@pytest.mark.parametrize("query", MOVED)
+def test_the_feedback_pass_equals_rocchio_and_the_fusion_by_brute_force(
         seeds_explorer: Explorer, query: str, monkeypatch):
     ex = seeds_explorer
     monkeypatch.setattr(feedback, "FEEDBACK_MIN_PAPERS", 0)  # open the gate on the seeds
     vector = ex.embed_query(query)
-    first, _ = _blend(ex, query, vector)
+    first, _ = _fused(ex, query, vector)
     moved = vector + FEEDBACK_WEIGHT * ex.vectors[first[:FEEDBACK_DOCS]].mean(axis=0)
     moved /= np.linalg.norm(moved)
     # The second pass re-scores the same pool (here every paper) with the moved query and
     # fuses it with the same BM25 list; the hits keep their cosine to the query as asked.
-    expected, fused = _blend(ex, query, moved)
+    expected, fused = _fused(ex, query, moved)
     assert (-np.diff(fused[:11]) > 1e-4).all()
     hits = ex.search(query, 10, feedback=True)
     assert [ex.row(h.paper_id) for h in hits] == expected[:10]
