@@ -4,10 +4,12 @@ hybrid ranking with and without the feedback pass on the real seeds index."""
 import numpy as np
 import pytest
 
-from explorer.query import feedback
+from explorer.query import feedback, pipeline, policy
 from explorer.query.calibration import QUESTIONS
+from explorer.query.channels import Request
 from explorer.query.engine import Explorer, Filters
 from explorer.query.feedback import FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedback_channel, feedback_safe
+from explorer.query.options import QueryOptions
 from explorer.query.ranking import (
     CANDIDATES,
     LEXICAL_WEIGHT,
@@ -148,3 +150,45 @@ def test_the_gate_returns_the_first_pass_dense_channel_on_a_small_corpus():
     assert kept[1] == pytest.approx(vectors[dense] @ query, abs=1e-6)
     assert moved[0].tolist() != kept[0].tolist()
     assert feedback_safe(1000, 1000) and not feedback_safe(999, 1000)
+
+
+class _Fixed:
+    """A channel that returns fixed (rows, scores): plumbing for the pipeline's own logic."""
+
+    def __init__(self, rows: list[int], scores: list[float]) -> None:
+        self.rows, self.scores = np.array(rows), np.array(scores, dtype=np.float32)
+
+    def top(self, request, depth, blocked=None):
+        return self.rows[:depth], self.scores[:depth]
+
+
+def test_the_feedback_pass_never_moves_a_question_away_from_its_exact_match(monkeypatch):
+    """Paper 0 leads both channels and its cosine (0.6) reads "strong match" among the
+    reference cosines; papers 1 and 2 point elsewhere, so Rocchio's moved query prefers them.
+    Without the guard the pass demotes paper 0 to third; with it paper 0 stays first and the
+    rest follow the pass. A first result that is not the lexical channel's first is not pinned."""
+    monkeypatch.setattr(feedback, "FEEDBACK_MIN_PAPERS", 0)
+    e = np.eye(4, dtype=np.float32)
+    vectors = np.array([0.6 * e[0] + 0.8 * e[2], 0.55 * e[0] + 0.835 * e[1],
+                        0.55 * e[0] + 0.835 * e[1], e[3], e[2], e[1]], dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    query = e[0]
+    cosines = vectors @ query
+    order = np.argsort(-cosines, kind="stable")
+    dense = _Fixed(order.tolist(), cosines[order].tolist())
+    request = Request("question", query, ceiling=lambda: 6.0,
+                      reference=tuple(np.linspace(-0.2, 0.5, 1001).tolist()))
+    plan = policy.plan_for("hybrid", QueryOptions(top_k=5), papers=10_000)
+    assert plan.feedback
+    lexical = _Fixed([0, 1, 2], [5.0, 4.9, 4.8])
+    guarded = pipeline.run(plan, [dense, lexical], request, None, vectors)[0].tolist()
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "exact_match", lambda *args: None)
+        free = pipeline.run(plan, [dense, lexical], request, None, vectors)[0].tolist()
+    assert free[:3] == [1, 2, 0] and guarded == [0, *[r for r in free if r != 0]]
+    other = _Fixed([1, 0, 2], [5.0, 4.9, 4.8])  # paper 0 is not the lexical channel's first
+    assert pipeline.exact_match(np.array([0]), [dense.top(request, 6), other.top(request, 3)],
+                                request, vectors) \
+        is None
+    assert pipeline.exact_match(np.array([0]), [dense.top(request, 6), lexical.top(request, 3)],
+                                request, vectors) == 0

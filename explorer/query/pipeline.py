@@ -10,11 +10,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from explorer.query.calibration import STRENGTHS
 from explorer.query.channels import Channel, Ranked, Request
 from explorer.query.feedback import feedback_channel
 from explorer.query.hits import Blocked
 from explorer.query.policy import Plan
-from explorer.query.ranking import mmr
+from explorer.query.ranking import mmr, plausible_by
+
+EXACT = STRENGTHS[0][0]  # percentile of a "strong match": an exact match's cosine reads so
 
 
 def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Blocked | None,
@@ -27,9 +30,14 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
     ranked = [channel.top(request, plan.depth, blocked) for channel in channels]
     rows, scores = _fuse(plan, ranked, request)
     if plan.feedback:
+        exact = exact_match(rows, ranked, request, vectors)
         pools = [candidates for candidates, _ in ranked]
         ranked[0] = feedback_channel(vectors, request.vector, rows, pools, plan.depth)
         rows, scores = _fuse(plan, ranked, request)
+        if exact is not None:  # the pass never moves a query away from its exact match
+            first = np.flatnonzero(rows == exact)[:1]
+            order = np.concatenate([first, np.delete(np.arange(len(rows)), first)])
+            rows, scores = rows[order], scores[order]
     if plan.diverse and len(rows):
         order = mmr(scores, vectors[rows], plan.top_k)
         rows, scores = rows[order], scores[order]
@@ -37,6 +45,20 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
     if plan.cosine:
         scores = vectors[rows] @ np.asarray(request.vector, dtype=np.float32)
     return rows, scores
+
+
+def exact_match(rows: np.ndarray, ranked: Sequence[Ranked], request: Request,
+                vectors: np.ndarray) -> int | None:
+    """The first pass's top row when it is an exact match, else None: it leads the lexical
+    channel too (the last of `ranked`) and its cosine reads "strong match" among the corpus's
+    random cosines of the request's kind (request.reference; none stored: never exact)."""
+    if len(ranked) < 2 or not len(rows) or not len(ranked[-1][0]) or not request.reference:
+        return None
+    top = int(rows[0])
+    if int(ranked[-1][0][0]) != top or request.vector is None:
+        return None
+    cosine = np.array([float(vectors[top] @ np.asarray(request.vector, dtype=np.float32))])
+    return top if plausible_by(request.reference, 1)(cosine)[0] * 100 >= EXACT else None
 
 
 def _fuse(plan: Plan, ranked: list[Ranked], request: Request) -> Ranked:
