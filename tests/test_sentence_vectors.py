@@ -131,8 +131,10 @@ def test_pooled_sentence_vectors_come_from_the_papers_own_pass(few_seeds: Path, 
         vectors, (pooled,) = embedder.embed_documents_with_spans([paper.text],
                                                                  [text_spans(paper)])
         assert len(stored) == len(spans) and np.einsum("ij,ij->i", stored, pooled).min() > 0.999
-        np.testing.assert_allclose(vectors[0], explorer.artifacts.index.vectors()[
-            explorer.row(paper.paper_id)], atol=1e-5)
+        # The paper's vector from that pass is the index's (bf16 backends differ by up to
+        # ~5e-4 per component between a batch of one and the build's batches).
+        indexed = explorer.artifacts.index.vectors()[explorer.row(paper.paper_id)]
+        assert float(vectors[0] @ indexed) > 0.9999
     with pytest.raises(ValueError, match="sentences must be"):
         build([few_seeds], out, "default", sentences="sometimes")
 

@@ -132,6 +132,7 @@ def test_eval_keeps_its_index_in_explorer_cache(monkeypatch, tmp_path: Path, cap
 
     monkeypatch.setattr(explorer.cli.evaluation, "prepare_index", prepare)
     monkeypatch.setenv("EXPLORER_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "acm-cr").mkdir()  # a folder: `eval` refuses anything else before building
     assert main(["eval", str(tmp_path / "acm-cr")]) == 1
     assert "stop here" in capsys.readouterr().err
     assert [path.parent for path in used] == [tmp_path / "cache" / "eval"]
