@@ -55,6 +55,16 @@ def plain_model(path: Path | None = None):
     return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
 
 
+def plain_top(vector: np.ndarray, vectors: np.ndarray, papers: list, top_k: int) -> list[dict]:
+    """The plain script's search: `vector` (d,) normalised, `vectors @ vector` over all (n, d),
+    the top_k by argpartition, records as dicts with their score."""
+    vector = vector / np.linalg.norm(vector)
+    scores = vectors @ vector
+    top = np.argpartition(-scores, top_k)[:top_k]
+    top = top[np.argsort(-scores[top])]
+    return [{**papers[i].to_dict(), "score": float(scores[i])} for i in top]
+
+
 def cache_dir() -> Path:
     """Where benchmarks keep their index folders and slices: the product's cache folder
     (EXPLORER_CACHE, else $XDG_CACHE_HOME/paper-explorer, else ~/.cache/paper-explorer), read

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, plain_model, save
+from benchmarks.common import QUERIES, plain_model, plain_top, save
 from benchmarks.indexes import existing, real_note
 from benchmarks.load import questions
 from explorer.model.backends import BACKENDS
@@ -148,11 +148,7 @@ def _baseline(explorer: Explorer) -> Callable[[str], object]:
     def ask(question: str) -> list[dict]:
         with lock:
             vector = model.encode(question)
-        vector = vector / np.linalg.norm(vector)
-        scores = vectors @ vector
-        top = np.argpartition(-scores, TOP_K)[:TOP_K]
-        top = top[np.argsort(-scores[top])]
-        return [{**papers[i].to_dict(), "score": float(scores[i])} for i in top]
+        return plain_top(vector, vectors, papers, TOP_K)
 
     return ask
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, ROOT, plain_model, save, timed
+from benchmarks.common import QUERIES, ROOT, plain_model, plain_top, save, timed
 from benchmarks.indexes import prepare, work_dir
 from explorer.artifacts.layout import INDEX
 from explorer.build.builder import build
@@ -69,12 +69,7 @@ def _measure(folder: Path, explorer: Explorer, model, repeats: int, real: int,
     papers = explorer.papers
 
     def baseline(query: str) -> list[dict]:
-        vector = model.encode(query)
-        vector = vector / np.linalg.norm(vector)
-        scores = vectors @ vector
-        top = np.argpartition(-scores, TOP_K)[:TOP_K]
-        top = top[np.argsort(-scores[top])]
-        return [{**papers[i].to_dict(), "score": float(scores[i])} for i in top]
+        return plain_top(model.encode(query), vectors, papers, TOP_K)
 
     def product(query: str) -> list[dict]:
         return [hit.to_dict() for hit in explorer.search(query, top_k=TOP_K, mode=mode)]

@@ -25,6 +25,7 @@ import numpy as np
 from explorer.build.quantiles import pair_quantiles, question_quantiles
 from explorer.corpus.papers import Paper
 from explorer.eval.columns import Corpus
+from explorer.eval.evaluate import model_suffix
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.settings import Settings
 
@@ -48,8 +49,8 @@ class QuestionPool:
 
 
 def default_cache(model: str = "default") -> Path:
-    suffix = "" if model == "default" else "-" + Path(model).name
-    return Settings.from_env().cache_dir / f"paperlists-questions{suffix}"
+    """EXPLORER_CACHE/paperlists-questions[-MODEL], named as the eval pools are."""
+    return Settings.from_env().cache_dir / f"paperlists-questions{model_suffix(model)}"
 
 
 def read_records(dataset: Path) -> list[dict]:

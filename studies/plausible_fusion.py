@@ -219,9 +219,8 @@ def seed_runs(index: Path, judgments: SeedJudgments, strangers: list[str] = ()
     `strangers`: questions from outside the corpus (paperlists-ml titles), scored only by
     `misplaced`: what a reader sees asking a small corpus what it covers loosely."""
     explorer = Explorer.open(index)
-    corpus = Corpus.of(explorer.papers, explorer.vectors)
-    questions = list(explorer.scale(QUESTIONS).quantiles)
-    pairs = list(explorer.scale(PAPERS).quantiles)
+    corpus = Corpus.of_index(explorer)
+    questions, pairs = list(corpus.references[QUESTIONS]), list(corpus.references[PAPERS])
     asked = []
     for number, (text, marker) in enumerate(judgments.questions):
         vector = explorer.embed_query(text)
@@ -391,10 +390,7 @@ def main(argv: list[str] | None = None) -> dict:
         result["search"]["misplaced"]["seeds, paperlists titles (no target)"] = {
             n: round(float(np.mean([r["misplaced"][n] for r in seeds["strangers"]])), 4)
             for n in names}
-    args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    args.out.with_suffix(".md").write_text(markdown(result))
-    print(markdown(result))
-    return result
+    return small_corpora.write_result(args.out, result, markdown(result))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ and the seed pairs, as in small_corpora.py.
 from __future__ import annotations
 
 import itertools
-import json
 import time
 
 import numpy as np
@@ -103,10 +102,7 @@ def main(argv: list[str] | None = None) -> dict:
               "command": "python -m studies.size_gate ACM-CR",
               "search": cross_validate(small_corpora.groups(acm, seeds, "search"), candidates),
               "similar": cross_validate(small_corpora.groups(acm, seeds, "similar"), candidates)}
-    args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    args.out.with_suffix(".md").write_text(markdown(result))
-    print(markdown(result))
-    return result
+    return small_corpora.write_result(args.out, result, markdown(result))
 
 
 if __name__ == "__main__":

@@ -212,6 +212,14 @@ def _model_label(seeds_index: Path | None, seeds_only: bool) -> str:
     return f"seeds: {seeds}" + ("" if seeds_only else f"; ACM-CR pool: {pool}")
 
 
+def write_result(out: Path, result: dict, text: str) -> dict:
+    """A study's result as OUT.json and its tables `text` as OUT.md, printed too -> result."""
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    out.with_suffix(".md").write_text(text)
+    print(text)
+    return result
+
+
 def study_parser(doc: str, out: str) -> argparse.ArgumentParser:
     """The arguments of the studies over the small corpora and the seeds (this one and
     size_gate.py); `out` is the default result path under studies/results/."""
@@ -246,9 +254,7 @@ def main(argv: list[str] | None = None) -> dict:
               "search": cross_validate(groups(acm, seeds, "search")),
               "similar": cross_validate(groups(acm, seeds, "similar")),
               "seconds": round(time.perf_counter() - started)}
-    args.out.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    args.out.with_suffix(".md").write_text(markdown(result))
-    print(markdown(result))
+    write_result(args.out, result, markdown(result))
     print(json.dumps({"seed_all_questions": {c: round(float(np.mean(
         [q["scores"][c] for q in seeds["questions"]])), 4) for c in seeds["questions"][0]["scores"]}}))
     return result

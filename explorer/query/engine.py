@@ -190,15 +190,16 @@ class Explorer:
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         plan = plan_for(options.mode, options, scores=dense_scores is not None,
                         paper_query=paper_query, papers=len(self.papers))
+        scale = self.scale(kind)
         request = Request(text, vector, dense_scores,
                           ceiling=lambda: query_ceiling(self.lexical, text),
-                          reference=self.reference(kind))
+                          reference=_reference(scale))
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        scale = self.scale(kind) if plan.cosine else None
+        placed = scale is not None and plan.cosine
         return [Hit(rank, float(score), paper=self.papers[int(row)],
-                    **(UNPLACED if scale is None else scale.place(float(score))))
+                    **(scale.place(float(score)) if placed else UNPLACED))
                 for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,
@@ -249,8 +250,7 @@ class Explorer:
         """The random cosines a `kind` of cosine is placed among (quantiles at percentiles
         0..100) when this index stores them for that kind; () when it does not (an index built
         before question scores were stored has only paper pairs)."""
-        scale = self.scale(kind)
-        return scale.quantiles if scale is not None and scale.labelled else ()
+        return _reference(self.scale(kind))
 
     def percentile(self, score: float, kind: str = PAPERS) -> float | None:
         """Share of random pairs' cosines (`scale(kind)`) in this corpus below `score` (0-100)."""
@@ -369,3 +369,8 @@ class Explorer:
         if not spans:
             return [], np.zeros((0, 0), dtype=np.float32)
         return spans, self.embedder.embed_documents([abstract[s:e] for s, e in spans])
+
+
+def _reference(scale: Scale | None) -> tuple[float, ...]:
+    """A Scale's quantiles when they are of the hits' own kind (labelled), else ()."""
+    return scale.quantiles if scale is not None and scale.labelled else ()
