@@ -1,7 +1,7 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
 NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib,
-years, profile, concurrent. Each prints a markdown table (the product's path beside a plain
+years, profile, concurrent, explain. Each prints a markdown table (the product's path beside a plain
 baseline measured in the same run, with the ratio) and writes it to
 benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
@@ -17,7 +17,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "large": "benchmarks.large", "ndcg": "benchmarks.ndcg", "app": "benchmarks.app",
               "ray": "benchmarks.ray_scaling", "load": "benchmarks.load",
               "bib": "benchmarks.bibliography", "years": "benchmarks.years",
-              "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent"}
+              "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent",
+              "explain": "benchmarks.explain"}
 
 
 def main(argv: list[str]) -> int:

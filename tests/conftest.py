@@ -29,9 +29,10 @@ def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors). Read-only."""
+    """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors stored, as
+    `explorer build --sentences` writes them). Read-only."""
     out = tmp_path_factory.mktemp("seeds-index")
-    build([SEEDS], out, "default")
+    build([SEEDS], out, "default", sentences=True)
     return out
 
 

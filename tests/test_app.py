@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.build.builder import build
 from explorer.query.engine import Explorer, Filters
-from explorer.ui.page import FAILED, ON_DEMAND_EXPLANATIONS
+from explorer.ui.page import FAILED
 from tests.app_fixtures import APP, XSS_ID, small_index, write_small_corpus  # noqa: F401
 from tests.markdown_check import live_markup
 
@@ -201,18 +201,25 @@ def test_a_missing_index_says_what_to_run(tmp_path, monkeypatch):
     assert str(tmp_path) not in app.error[0].value + app.code[0].value  # no server paths
 
 
-def test_without_sentence_vectors_only_the_first_results_are_highlighted(tmp_path, monkeypatch):
-    out = tmp_path / "index"
-    build([write_small_corpus(tmp_path / "corpus")], out, "default", sentences=False)
-    app = ask(run_app(out, monkeypatch), "machine learning")
-    assert any("no sentence vectors" in c.value for c in app.caption)
-    def lit(elements) -> int:
-        return sum(":yellow-background[" in m.value for m in elements)
+def test_without_sentence_vectors_every_card_is_highlighted_as_a_stored_build_would(
+        tmp_path, monkeypatch):
+    """The default build stores no sentence vectors: the page embeds its hits' sentences and
+    highlights the same sentences as an index that stores them."""
+    corpus = write_small_corpus(tmp_path / "corpus")
+    pages = {}
+    for stored in (False, True):
+        out = tmp_path / f"index-{stored}"
+        build([corpus], out, "default", sentences=stored)
+        app = ask(run_app(out, monkeypatch), "machine learning")
+        assert not any("no sentence vectors" in c.value for c in app.caption)
+        abstracts = [expander for expander in app.expander if expander.label == "Abstract"]
+        assert len(abstracts) == 10 and all(_lit(expander.markdown) for expander in abstracts)
+        pages[stored] = [m.value for m in app.markdown if ":yellow-background[" in m.value]
+    assert pages[False] == pages[True]
 
-    abstracts = [expander for expander in app.expander if expander.label == "Abstract"]
-    in_abstracts = sum(lit(expander.markdown) for expander in abstracts)
-    assert lit(app.markdown) - in_abstracts == ON_DEMAND_EXPLANATIONS  # one snippet per card
-    assert [lit(expander.markdown) > 0 for expander in abstracts] == [True] * 3 + [False] * 7
+
+def _lit(elements) -> int:
+    return sum(":yellow-background[" in m.value for m in elements)
 
 
 def test_a_damaged_index_says_what_to_run(small_index, tmp_path, monkeypatch):  # noqa: F811

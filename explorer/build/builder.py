@@ -70,7 +70,7 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     *,
     index_type: str = AUTO,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    sentences: bool | str = True,
+    sentences: bool | str | None = None,
     progress: Progress | None = None,
     engine: str = "local",
     wait: float = LOCK_WAIT,
@@ -85,7 +85,9 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     "exact") embeds each sentence on its own after the papers; the index is written without
     them first, usable at once (`on_usable(seconds)` is called then), and again with them.
     "pooled" takes them from the papers' own pass instead (build/sentences.py: no second run,
-    measured as not as good). False stores none.
+    measured as not as good). False stores none: a paper's sentences are embedded the first
+    time it is explained (query/sentence_vectors.py). None (the default): as the folder's last
+    build did, else none.
     One build writes a folder at a time: another waits up to `wait` seconds for it to finish
     (then goes on, usually to find the index up to date), else stops with ExplorerError.
     `max_file_bytes` bounds each input file, decompressed (default: the corpus reader's).
@@ -93,6 +95,8 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     started = time.perf_counter()
     stages: dict[str, float] = {}
     watch = Stopwatch(stages)
+    if sentences is None:
+        sentences = _stored_sentences(out)
     sentence_kind = {True: EXACT_SENTENCES, False: None}.get(sentences, sentences)  # type: ignore[call-overload]
     if sentence_kind is not None and sentence_kind not in KINDS:
         raise ValueError(f"sentences must be True, False or one of {KINDS}, got {sentences!r}")
@@ -116,6 +120,14 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
                       LazyEmbedder(spec, batch_size, progress, engine, watch), watch, usable)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stored_sentences(out: Path) -> bool:
+    """Whether the index in `out` stores sentence vectors (a default build keeps doing so)."""
+    try:
+        return bool(read_manifest(out).sentences)
+    except ExplorerError:
+        return False
 
 
 def _read(inputs: Sequence[str | Path], out: Path, max_file_bytes: int | None) -> CorpusReport:

@@ -87,8 +87,14 @@ def _add_build(commands) -> None:
                        f"(default {LOCK_WAIT:g})")
     build.add_argument("--engine", default=LOCAL, choices=ENGINES,
                        help="where to embed: this machine, or a Ray cluster (RAY_ADDRESS)")
-    build.add_argument("--no-sentences", dest="sentences", action="store_false",
-                       help="skip per-sentence vectors (faster build; explanations embed on demand)")
+    stored = build.add_mutually_exclusive_group()
+    stored.add_argument("--sentences", dest="sentences", action="store_const", const=True,
+                        help="also store a vector per abstract sentence, after the index is "
+                        "usable (instant explanations; about doubles the build). Default: as "
+                        "the folder's last build; a new folder embeds a paper's sentences the "
+                        "first time it is explained")
+    stored.add_argument("--no-sentences", dest="sentences", action="store_const", const=False,
+                        help="store no sentence vectors (drop those of the folder's last build)")
     build.add_argument("--json", action="store_true",
                        help="print the build's report (counts, seconds per stage) as JSON")
     build.set_defaults(run=_build)

@@ -16,8 +16,8 @@ DEBUG_HINT = "Rerun with EXPLORER_DEBUG=1 to see the traceback."
 def describe(exc: BaseException) -> str:
     """What happened and what to do, for failures that are not ExplorerErrors."""
     if isinstance(exc, MemoryError):
-        return ("out of memory. Close other programs, use a smaller --batch-size, or build with"
-                " --no-sentences.")
+        return ("out of memory. Close other programs, use a smaller --batch-size, or build"
+                " without --sentences.")
     if isinstance(exc, UnicodeDecodeError):
         return f"an input is not valid UTF-8 ({exc.reason}). Save it as UTF-8."
     if isinstance(exc, RecursionError):

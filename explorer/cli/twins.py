@@ -12,7 +12,7 @@ from explorer.cli.terminal import safe_json, safe_text
 from explorer.query.twins import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
-ON_DEMAND = 10  # without stored sentence vectors, pairs explained (each embeds two abstracts)
+ON_DEMAND = 20  # without stored sentence vectors, pairs explained (their sentences embedded)
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
@@ -52,11 +52,12 @@ def _twins(args: argparse.Namespace, settings: Settings, parser) -> int:
             _print_relatives(paper, records, args)
         return 0
     found = twins(explorer, args.threshold, args.top)
+    explorer.sentences_of([p.paper_id for t in found[:ON_DEMAND] for p in (t.paper, t.other)])
     records = [_explained(explorer, t.paper.paper_id, t.other.paper_id, t.to_dict(), n)
                for n, t in enumerate(found)]
     if len(records) > ON_DEMAND and not explorer.has_sentence_vectors:
-        print(f"explorer: note: this index has no sentence vectors (built with "
-              f"--no-sentences), so only the first {ON_DEMAND} pairs show sentence pairs.",
+        print(f"explorer: note: this index stores no sentence vectors (build with --sentences "
+              f"to store them), so only the first {ON_DEMAND} pairs show sentence pairs.",
               file=sys.stderr)
     if args.json:
         print(safe_json(records, indent=2))

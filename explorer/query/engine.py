@@ -21,7 +21,6 @@ from explorer.artifacts.layout import (
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
 from explorer.corpus.papers import Paper
-from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.index.pairs import Pairs
@@ -41,6 +40,7 @@ from explorer.query.options import QueryOptions
 from explorer.query.pipeline import run
 from explorer.query.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
 from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
+from explorer.query.sentence_vectors import Sentences, SentenceVectors
 from explorer.query.suggest import PaperRows
 from explorer.query.topics import Topic, TopicTable
 from explorer.settings import DEFAULT_INDEX_DIR
@@ -73,6 +73,8 @@ class Explorer:
         self._lexical_lock = threading.Lock()
         self._topics: TopicTable | None = None
         self._topics_lock = threading.Lock()
+        self._sentences = SentenceVectors(self._stored_sentences, lambda row: self.papers[row].abstract,
+                                          lambda texts: self.embedder.embed_documents(texts))
         self._channels: dict[str, Channel] = {
             DENSE: DenseChannel(artifacts.index, batch), LEXICAL: LexicalChannel(lambda: self.lexical),
             SCORES: ScoreChannel()}
@@ -355,20 +357,22 @@ class Explorer:
         build has written them: they come after the index)."""
         return SENTENCE_TABLE in self.artifacts.arrays
 
-    def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+    def sentences(self, paper_id: str) -> Sentences:
         """Spans into the paper's abstract and unit vectors (k, d) float32 of its sentences:
-        stored ones, or (index without sentence vectors) embedded now."""
-        row = self.row(paper_id)
-        if self.has_sentence_vectors:
-            table = self.artifacts.arrays[SENTENCE_TABLE]
-            lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
-            spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
-            return spans, self.artifacts.arrays[SENTENCE_VECTORS][lo:hi].astype(np.float32)
-        abstract = self.papers[row].abstract
-        spans = split_sentences(abstract)
-        if not spans:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return spans, self.embedder.embed_documents([abstract[s:e] for s, e in spans])
+        stored ones, or (index without sentence vectors) embedded the first time and kept."""
+        return self._sentences.of(self.row(paper_id))
+
+    def sentences_of(self, paper_ids: Sequence[str]) -> list[Sentences]:
+        """`sentences` of each paper; those not stored or kept yet embedded in one model run."""
+        return self._sentences.of_rows([self.row(paper_id) for paper_id in paper_ids])
+
+    def _stored_sentences(self, row: int) -> Sentences | None:
+        if not self.has_sentence_vectors:
+            return None
+        table = self.artifacts.arrays[SENTENCE_TABLE]
+        lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
+        spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
+        return spans, self.artifacts.arrays[SENTENCE_VECTORS][lo:hi].astype(np.float32)
 
 
 def _reference(scale: Scale | None) -> tuple[float, ...]:

@@ -1,15 +1,15 @@
 """Why a paper matched: its best sentences for a query, or sentence pairs tying two papers.
 
-Computed from the sentence vectors stored at build time; an index built with --no-sentences (or
-whose build is still writing them: they come after the index) embeds the sentences of the one
-paper on demand instead (`Explainable.sentences`).
+Computed from each paper's sentence vectors: stored by a build with --sentences, else embedded
+the first time a paper is explained and kept (query/sentence_vectors.py); `explain_hits` embeds
+the sentences of all its hits in one model run.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
@@ -37,6 +37,8 @@ class Explainable(Protocol):
     def embed_query(self, query: str) -> np.ndarray: ...
 
     def sentences(self, paper_id: str) -> tuple[list[tuple[int, int]], np.ndarray]: ...
+
+    def sentences_of(self, paper_ids: Sequence[str]) -> list: ...
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def explain_hits(explorer: Explainable, hits, *, query: str = "", paper_id: str 
                  ) -> list[dict]:
     """One explanation dict per hit: for a search (`query`) its best sentences and shared
     terms; for papers similar to `paper_id` the sentence pairs and shared terms."""
+    explorer.sentences_of([hit.paper_id for hit in hits]
+                          + ([paper_id] if paper_id is not None else []))  # one model run
     if paper_id is not None:
         return [explain_pair(explorer, paper_id, hit.paper_id).to_dict() for hit in hits]
     vector = explorer.embed_query(query)

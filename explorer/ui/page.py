@@ -21,12 +21,14 @@ from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
 
-ON_DEMAND_EXPLANATIONS = 3  # without stored sentence vectors, each highlight embeds a paper
+# Without stored sentence vectors, the hits of a page that get highlights (their sentences
+# embedded in one model run the first time, ~30 ms a paper on two cores: benchmarks/explain.py).
+ON_DEMAND_EXPLANATIONS = 20
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
-ON_DEMAND_NOTE = ("This index has no sentence vectors (yet: a build writes them after the index; or "
-                  "built with --no-sentences or by an older version), so only the first {count} "
-                  "results are highlighted. To highlight all: `{command}`")
+ON_DEMAND_NOTE = ("Only the first {count} results are highlighted: this index stores no sentence "
+                  "vectors, so each highlighted paper's sentences are embedded when it is shown. "
+                  "To store them: `{command} --sentences`")
 SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
               "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
@@ -131,7 +133,7 @@ def with_filters(location: Location, facets: Mapping[str, Sequence], venues: Seq
 # -- what the pages say ---------------------------------------------------------------------
 def explained_count(count: int, stored: bool) -> int:
     """How many of `count` hits get sentence highlights: all when the index stores sentence
-    vectors (`stored`); else the first few, since each then embeds a whole abstract (~0.1 s)."""
+    vectors (`stored`); else the first ON_DEMAND_EXPLANATIONS, whose sentences are embedded."""
     return count if stored else min(count, ON_DEMAND_EXPLANATIONS)
 
 

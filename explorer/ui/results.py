@@ -128,8 +128,12 @@ def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = ""
 def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = "", top_k: int = 2,
         explained: bool = True) -> Iterator[Lights]:
     """`lights` of each paper or hit, computed as it is asked for (as its card is drawn);
-    without stored sentence vectors only the first few get any (none when not `explained`)."""
+    without stored sentence vectors only the first ON_DEMAND_EXPLANATIONS get any, their
+    sentences embedded in one model run first (none when not `explained`)."""
     count = explained_count(len(papers), explorer.has_sentence_vectors) if explained else 0
+    if count and not explorer.has_sentence_vectors:
+        explorer.sentences_of([item.paper_id for item in papers[:count]]
+                              + ([other_id] if other_id else []))
     for number, item in enumerate(papers):
         yield lights(explorer, item.paper_id, text, other_id, top_k) if number < count else ([], [])
 

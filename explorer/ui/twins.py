@@ -45,6 +45,7 @@ class Shown:
 def corpus_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
     """The `top_k` closest pairs of the corpus (IndexInvalidError: none stored)."""
     found = twins(explorer, DEFAULT_THRESHOLD, top_k)
+    _embed_first(explorer, [paper for t in found for paper in (t.paper, t.other)])
     return [_shown(explorer, t.paper, t.other, t.score, n) for n, t in enumerate(found)]
 
 
@@ -52,6 +53,7 @@ def paper_relatives(explorer: Explorer, paper_id: str, top_k: int) -> list[Shown
     """The close relatives of `paper_id`, closest first (on demand for an older index)."""
     paper = explorer.paper(paper_id)
     found = relatives(explorer, paper.paper_id, DEFAULT_THRESHOLD, top_k)
+    _embed_first(explorer, [paper] + [r.paper for r in found])
     return [_shown(explorer, paper, r.paper, r.score, n) for n, r in enumerate(found)]
 
 
@@ -101,6 +103,13 @@ def sentences_markdown(shown: Shown) -> str:
 
 def button_label(paper: Paper) -> str:
     return escape_markdown(plain(paper.title, 40))
+
+
+def _embed_first(explorer: Explorer, papers: list[Paper]) -> None:
+    """Without stored sentence vectors, the sentences of the papers whose pairs are explained
+    (the first ON_DEMAND_EXPLANATIONS pairs) embedded in one model run."""
+    if not explorer.has_sentence_vectors:
+        explorer.sentences_of([paper.paper_id for paper in papers[:2 * ON_DEMAND_EXPLANATIONS]])
 
 
 def _shown(explorer: Explorer, paper: Paper, other: Paper, score: float, number: int) -> Shown:
