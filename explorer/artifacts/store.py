@@ -15,6 +15,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -147,10 +148,21 @@ def _moved_on(folder: Path, manifest: Manifest) -> bool:
 def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
     hint = manifest.rebuild_hint(folder)
     opened = _open_files(folder, manifest)  # every file at once, right after the manifest
+    rest = {role: item for role, item in opened.items() if role != PAPERS}
     try:
-        _check_files(opened, hint, later=ON_DEMAND)
-        records = _load_papers(*opened[PAPERS][::2], hint) if papers else []
-        index, extras, arrays = _load_rest(folder, opened, manifest.index_type, hint)
+        # The other files are checked and read on a thread of their own while this one parses
+        # the papers: checksums, file reads and FAISS's reader release the GIL, so a cold start
+        # pays for the longer of the two, not their sum. A file failing its checksum is the
+        # error reported, even when the papers cannot be parsed either.
+        with ThreadPoolExecutor(1, thread_name_prefix="explorer-load") as pool:
+            loaded = pool.submit(_check_and_load_rest, folder, rest, manifest.index_type, hint)
+            try:
+                _check_files({PAPERS: opened[PAPERS]}, hint, later=())
+                records = _load_papers(*opened[PAPERS][::2], hint) if papers else []
+            except IndexInvalidError:
+                loaded.result()
+                raise
+            index, extras, arrays = loaded.result()
     finally:
         for role, (_, _, handle) in opened.items():
             if role not in ON_DEMAND:
@@ -164,6 +176,12 @@ def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
             f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
         )
     return Artifacts(folder, manifest, records, index, extras, arrays)
+
+
+def _check_and_load_rest(folder: Path, opened: Opened, kind: str, hint: str
+                         ) -> tuple[VectorIndex, dict[str, Any], Arrays]:
+    _check_files(opened, hint, later=ON_DEMAND)
+    return _load_rest(folder, opened, kind, hint)
 
 
 def _load_rest(folder: Path, opened: Opened, kind: str, hint: str

