@@ -93,16 +93,16 @@ def test_a_build_is_searchable_before_its_sentence_vectors_are_written(few_seeds
     assert build([few_seeds], out, "default", on_usable=usable).up_to_date and len(during) == 1
 
 
-def _count_model_runs(monkeypatch) -> list[int]:
-    """The number of texts of every `Embedder.embed_documents` call from now on."""
+def _count_model_runs(monkeypatch, method: str = "embed_documents") -> list[int]:
+    """The number of texts of every call of the Embedder's `method` from now on."""
     runs: list[int] = []
-    real = Embedder.embed_documents
+    real = getattr(Embedder, method)
 
-    def counting(self, texts, progress=None):
+    def counting(self, texts, *args, **kwargs):
         runs.append(len(texts))
-        return real(self, texts, progress)
+        return real(self, texts, *args, **kwargs)
 
-    monkeypatch.setattr(Embedder, "embed_documents", counting)
+    monkeypatch.setattr(Embedder, method, counting)
     return runs
 
 
@@ -260,7 +260,7 @@ def test_a_page_of_hits_embeds_its_sentences_in_one_run_and_keeps_them(
     build([few_seeds], out, "default", sentences=False)
     explorer = Explorer.open(out)
     hits = explorer.search(QUERY, 5)
-    runs = _count_model_runs(monkeypatch)
+    runs = _count_model_runs(monkeypatch, "embed_sentences")
     first = explain_hits(explorer, hits, query=QUERY)
     assert runs == [sum(len(split_sentences(explorer.paper(h.paper_id).abstract)) for h in hits)]
     assert explain_hits(explorer, hits, query=QUERY) == first and len(runs) == 1  # kept

@@ -74,7 +74,7 @@ class Explorer:
         self._topics: TopicTable | None = None
         self._topics_lock = threading.Lock()
         self._sentences = SentenceVectors(self._stored_sentences, lambda row: self.papers[row].abstract,
-                                          lambda texts: self.embedder.embed_documents(texts))
+                                          lambda texts: self.embedder.embed_sentences(texts))
         self._channels: dict[str, Channel] = {
             DENSE: DenseChannel(artifacts.index, batch), LEXICAL: LexicalChannel(lambda: self.lexical),
             SCORES: ScoreChannel()}

@@ -22,7 +22,7 @@ from explorer.ui.text import escape_markdown, plain, rich_markdown
 from explorer.ui.trail import PaperLookup
 
 # Without stored sentence vectors, the hits of a page that get highlights (their sentences
-# embedded in one model run the first time, ~30 ms a paper on two cores: benchmarks/explain.py).
+# embedded in one model run the first time, ~24 ms a paper on two cores: benchmarks/explain.py).
 ON_DEMAND_EXPLANATIONS = 20
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
