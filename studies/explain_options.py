@@ -255,14 +255,14 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     study = args.work or cache_dir() / "study"
     seeds_index = args.seeds_index or study / "explain-seeds"
-    build([ROOT / "seeds"], seeds_index, "default")
+    build([ROOT / "seeds"], seeds_index, "default", sentences=True)  # stored: the reference
     corpus = args.corpus or (sample_corpus(args.sample) if args.sample else None)
     results: dict = {"machine": machine(), "quality": {}, "differing": []}
     quality(Explorer.open(seeds_index), True, "seeds", results)
     explorer = Explorer.open(seeds_index)
     if corpus is not None:
         index = study / f"explain-{corpus.stem}"
-        build([corpus], index, "default")
+        build([corpus], index, "default", sentences=True)
         explorer = Explorer.open(index)
         quality(explorer, False, corpus.stem, results)
     papers = explorer.papers[:args.cost_papers or None]
