@@ -7,9 +7,9 @@ sentences embedded in one model run the first time they are shown, then kept). F
 the stored index reads its vectors (the baseline), the default one embeds the page's sentences,
 in a fresh Explorer (nothing kept yet: the first view of the page, the worst case) that has
 explained a page of other papers first (the model's first runs are not timed: a served
-Explorer lives long). `ms_per_hit`
-is the explanation's time over the hits it explains; `again` is the same page explained a
-second time (kept vectors). `same_best` counts hits whose best sentence is the same on both.
+Explorer lives long). `ms_per_hit` is the explanation's time over the hits it explains;
+`again` is the same page explained a second time (kept vectors). `same_best` counts hits whose
+best sentence is the same on both.
 Both run in the same process on the default backend, alternating question by question.
 """
 

@@ -47,17 +47,14 @@ class SentenceVectors:
         """`of` for each row, the sentences of every row not stored or cached embedded in one
         model call (a page's hits cost one run, not one per hit)."""
         rows = list(rows)
-        found: dict[int, Sentences] = {}
-        for row in dict.fromkeys(rows):
-            stored = self._stored(row)
-            if stored is not None:
-                found[row] = stored
+        unique = list(dict.fromkeys(rows))
+        found = {row: stored for row in unique if (stored := self._stored(row)) is not None}
         with self._lock:
-            for row in rows:
+            for row in unique:
                 if row not in found and row in self._cache:
                     self._cache.move_to_end(row)
                     found[row] = self._cache[row]
-        missing = [row for row in dict.fromkeys(rows) if row not in found]
+        missing = [row for row in unique if row not in found]
         if missing:
             embedded = self._embedded(missing)
             found.update(embedded)
@@ -72,8 +69,9 @@ class SentenceVectors:
     def _embedded(self, rows: list[int]) -> dict[int, Sentences]:
         """The sentences of `rows`, all embedded in one call. Two threads may embed the same
         paper at once: the vectors are the same, the later one is kept."""
-        spans = {row: split_sentences(self._abstract(row)) for row in rows}
-        texts = [self._abstract(row)[start:end] for row in rows for start, end in spans[row]]
+        abstracts = {row: self._abstract(row) for row in rows}
+        spans = {row: split_sentences(abstract) for row, abstract in abstracts.items()}
+        texts = [abstracts[row][start:end] for row in rows for start, end in spans[row]]
         vectors = self._embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
         vectors.setflags(write=False)  # shared by every later caller
         out: dict[int, Sentences] = {}

@@ -113,8 +113,8 @@ def _embed_first(explorer: Explorer, papers: list[Paper]) -> None:
 
 
 def _shown(explorer: Explorer, paper: Paper, other: Paper, score: float, number: int) -> Shown:
-    """A Shown pair; its sentences are found for the first few only when the index has no
-    sentence vectors (each then embeds two abstracts)."""
+    """A Shown pair; without stored sentence vectors only the first ON_DEMAND_EXPLANATIONS
+    pairs get sentences (embedded beforehand by _embed_first)."""
     if number >= ON_DEMAND_EXPLANATIONS and not explorer.has_sentence_vectors:
         return Shown(paper, other, score, ())
     key = (explorer.manifest.build_id, paper.paper_id, other.paper_id)
