@@ -14,7 +14,8 @@ whose request caused it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -111,3 +112,40 @@ class Batcher(Generic[T, R]):
         except Exception as exc:  # noqa: BLE001 - re-raised in the thread that asked
             request.error = exc
         request.answered = True
+
+
+class Occupancy:
+    """How many questions this process is answering at this moment, over every thread. A part
+    of the query path that can spread one question over the cores (the model's threads, the
+    index's parallel ranges) does so only for a question answered alone: when others are in
+    progress they keep the cores busy, and spreading only adds hand-offs and spinning threads
+    (benchmarks/README.md, "Concurrent answers"). A thread counts once however deep its
+    calls nest."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._lock = threading.Lock()
+        self._depth = threading.local()
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Count the calling thread as answering a question inside the block."""
+        depth = getattr(self._depth, "value", 0)
+        self._depth.value = depth + 1
+        if depth == 0:
+            with self._lock:
+                self._count += 1
+        try:
+            yield
+        finally:
+            self._depth.value = depth
+            if depth == 0:
+                with self._lock:
+                    self._count -= 1
+
+    def alone(self) -> bool:
+        """Whether at most one question is being answered (the caller's, if it is in one)."""
+        return self._count <= 1
+
+
+IN_PROGRESS = Occupancy()  # the process's: its cores are shared by every Explorer in it

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explorer.batching import IN_PROGRESS
 from explorer.model.backends import AUTO, ONNX, ONNX_INT8, OPENVINO, TORCH, auto_backends
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
@@ -106,6 +107,26 @@ def test_two_threads_embedding_documents_at_once_get_serial_vectors(backend: str
     together = _together(lambda i: embedder.embed_documents(texts[::-1] if i else texts), 2)
     np.testing.assert_allclose(together[0], alone, rtol=0, atol=ATOL)
     np.testing.assert_allclose(together[1], alone[::-1], rtol=0, atol=ATOL)
+
+
+def test_questions_answered_at_once_run_on_streams_with_their_vectors_alone():
+    """OpenVINO runs a question answered alone on its low-latency model and one answered
+    beside others on a stream of one thread: the vectors are those of one thread alone."""
+    _loadable(OPENVINO)
+    embedder = Embedder(resolve_model("default"), backend=OPENVINO, batch=False)
+    asked = QUESTIONS[:32]
+    alone = np.vstack([embedder.embed_query(question) for question in asked])
+    runtime = embedder._exported._run_query.__self__  # which pool ran: the test's point
+    assert runtime._stream_requests is None  # alone, every question took the latency model
+
+    def session(i: int) -> list[np.ndarray]:
+        with IN_PROGRESS.answering():
+            return [embedder.embed_query(question) for question in asked[i::4]]
+
+    together = _together(session, 4)
+    assert runtime._stream_requests is not None
+    for i, vectors in enumerate(together):
+        np.testing.assert_allclose(np.vstack(vectors), alone[i::4], rtol=0, atol=ATOL)
 
 
 # -- batching: questions that arrive together share model runs and index scans ----------------

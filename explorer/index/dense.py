@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import faiss
 import numpy as np
+
+from explorer.batching import IN_PROGRESS
+
+T = TypeVar("T")
 
 EXACT = "flat"
 HNSW = "hnsw"
@@ -34,6 +39,14 @@ RESCORED = 64
 EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
 SPLIT_ROWS = 32_768  # exact indexes this big search a few queries in parallel row ranges
 MAX_PARTS = 4
+# An exact index of SPLIT_ROWS+ rows that has answered this many unfiltered searches keeps an
+# fp16 copy of its vectors (half the bytes: the scan is bound by memory) made on a thread of its
+# own; from then on the copy's scan finds candidates that are scored exactly (benchmarks/README:
+# "The compressed first pass"). A one-off search (the CLI) never pays for the copy.
+COMPRESS_AFTER = 8
+FP16_ERROR = 2.0**-10  # |x - fp16(x)| <= this * |x| in fp16's normal range, whatever the rounding
+FP16_SPACING = 2.0**-24  # ... and <= this below it (the spacing of fp16's subnormals)
+FP16_LARGEST = 60_000.0  # vectors with a component beyond this are not copied (fp16 max 65,504)
 
 
 class VectorIndex:
@@ -43,6 +56,12 @@ class VectorIndex:
         self._index = index
         self.kind = kind
         self._longest: float | None = None  # the largest vector norm, on first need
+        self._compressed: _Compressed | None = None  # set once, whole (readers take it as is)
+        self._searches = 0  # unfiltered exact searches so far, up to COMPRESS_AFTER
+        self._count_lock = threading.Lock()
+        self._active = 0  # searches going on now: one alone scans its ranges in parallel
+        self._active_lock = threading.Lock()
+        self._build_lock = threading.Lock()
 
     @classmethod
     def build(cls, vectors: np.ndarray, kind: str = EXACT) -> VectorIndex:
@@ -92,15 +111,65 @@ class VectorIndex:
         if queries.shape[1] != self.dimension:
             raise ValueError(f"query dimension {queries.shape[1]} != index {self.dimension}")
         top_k = max(1, min(top_k, self.count))
-        with _threads(1 if len(queries) <= FEW_QUERIES else None):
-            return self._search(queries, top_k, allowed)
+        with self._active_lock:
+            self._active += 1
+            alone = self._active == 1 and IN_PROGRESS.alone()
+        try:
+            with _threads(1 if len(queries) <= FEW_QUERIES else None):
+                return self._search(queries, top_k, allowed, alone)
+        finally:
+            with self._active_lock:
+                self._active -= 1
 
-    def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None):
+    def compress(self) -> bool:
+        """Make the fp16 copy that searches of up to FEW_QUERIES queries scan first, now (a
+        served index makes it on its own after COMPRESS_AFTER searches) -> whether there is
+        one: only exact indexes of SPLIT_ROWS+ rows with fp16-sized components get one."""
+        with self._build_lock:  # searches meanwhile scan the float32 vectors
+            parts = _parts(self.count, 1)
+            if self._compressed is None and self.kind == EXACT and parts > 0:
+                vectors = self.vectors()
+                if float(np.abs(vectors).max()) <= FP16_LARGEST:
+                    self._compressed = _Compressed(vectors, parts, self.longest())
+            return self._compressed is not None
+
+    @property
+    def compressed(self) -> bool:
+        """Whether searches scan the fp16 copy first (see compress)."""
+        return self._compressed is not None
+
+    def longest(self) -> float:
+        """The largest norm of a stored vector."""
+        if self._longest is None:
+            vectors = self.vectors()
+            norms = [np.sqrt((block * block).sum(axis=1)).max(initial=0.0)
+                     for block in np.array_split(vectors, max(1, len(vectors) // 8192))]
+            self._longest = float(max(norms, default=0.0))
+        return self._longest
+
+    def _count_search(self) -> None:
+        """Count an unfiltered exact search; the COMPRESS_AFTER-th starts the fp16 copy."""
+        with self._count_lock:
+            self._searches += 1
+            if self._searches != COMPRESS_AFTER:
+                return
+        threading.Thread(target=self.compress, name="explorer-compress", daemon=True).start()
+
+    def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None,
+                alone: bool):
+        """`alone`: no other search or question is going on (batching.IN_PROGRESS), so the row
+        ranges of an exact search are scanned in parallel threads; else one after another in
+        this thread (the others keep the cores busy)."""
         parts = _parts(self.count, len(queries))
         if allowed is None and self.kind == EXACT and parts > 0:
+            compressed = self._compressed
+            if compressed is not None and compressed.parts == parts:
+                rows, ceilings = compressed.scan(queries, top_k, alone)
+                return self._rescored(queries, top_k, rows, ceilings, alone)
+            self._count_search()
             if len(queries) >= BLAS_QUERIES:
-                return self._batch_search(queries, top_k, parts)
-            return _split_search(self.vectors(), queries, top_k, parts)
+                return self._batch_search(queries, top_k, parts, alone)
+            return _split_search(self.vectors(), queries, top_k, parts, alone)
         if allowed is None:
             return self._index.search(queries, top_k)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)  # the selector points into it
@@ -117,7 +186,7 @@ class VectorIndex:
             scores, rows = storage.search(queries, top_k, params=exact)
         return scores, rows
 
-    def _batch_search(self, queries: np.ndarray, top_k: int, parts: int
+    def _batch_search(self, queries: np.ndarray, top_k: int, parts: int, parallel: bool
                       ) -> tuple[np.ndarray, np.ndarray]:
         """_split_search's answer for each of several queries (m, d), from BLAS products over
         the same row ranges.
@@ -126,22 +195,28 @@ class VectorIndex:
         top_k + RESCORED rows of each range are only candidates: they are scored again as a
         query alone is scored (the same kernel), and a query whose k-th score a row outside
         them might reach within the rounding bound is searched alone."""
-        vectors = self.vectors()
         with _blas(self.dimension):
-            _, rows, floors = _scan(vectors, queries, top_k, parts)
+            _, rows, floors = _scan(self.vectors(), queries, top_k, parts, parallel)
+        # |BLAS - scan| <= 2 * gamma_d * |q| * |v| for any summation order (gamma_d ~ d * 2^-24)
+        margins = _rounding(self.dimension) * np.linalg.norm(queries, axis=1) * self.longest()
+        return self._rescored(queries, top_k, rows, floors + margins, parallel)
+
+    def _rescored(self, queries: np.ndarray, top_k: int, rows: np.ndarray, ceilings: np.ndarray,
+                  parallel: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The exact top_k of each query (m, d) from candidate `rows` (m, c), scored as a query
+        alone is scored (the same kernel), given per query the highest exact score a row left
+        out may have: a query whose k-th score such a row might reach (ties included) is
+        searched alone, exactly."""
+        vectors = self.vectors()
         exact = np.empty(rows.shape, dtype=np.float32)
         faiss.fvec_inner_products_by_idx(
             faiss.swig_ptr(exact), faiss.swig_ptr(queries), faiss.swig_ptr(vectors),
             faiss.swig_ptr(rows), self.dimension, len(queries), rows.shape[1])
+        exact[rows < 0] = -np.inf
         scores, rows = _best(exact, rows, top_k)
-        if self._longest is None:
-            self._longest = float(np.sqrt((vectors * vectors).sum(axis=1).max()))
-        # |BLAS - scan| <= 2 * gamma_d * |q| * |v| for any summation order (gamma_d ~ d * 2^-24)
-        unit = np.finfo(np.float32).eps / 2
-        slack = 2 * self.dimension * unit / (1 - self.dimension * unit)
-        bound = floors + slack * np.linalg.norm(queries, axis=1) * self._longest
-        for i in np.flatnonzero(bound >= scores[:, -1]):
-            found = _split_search(vectors, queries[i:i + 1], top_k, parts)
+        parts = _parts(self.count, len(queries))
+        for i in np.flatnonzero(ceilings >= scores[:, -1]):
+            found = _split_search(vectors, queries[i:i + 1], top_k, parts, parallel)
             scores[i], rows[i] = found[0][0], found[1][0]
         return scores, rows
 
@@ -165,8 +240,8 @@ def _parts(count: int, queries: int) -> int:
     return max(1, min(MAX_PARTS, os.cpu_count() or 1, count // (SPLIT_ROWS // 2)))
 
 
-def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int,
+                  parallel: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Exact top-k over `vectors` (n, d) for `queries` (m, d), m <= FEW_QUERIES, searched as
     `parts` row ranges in parallel threads -> (scores (m, k), rows (m, k)).
 
@@ -176,16 +251,16 @@ def _split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: i
     alone (FAISS scans each query on its own in batches this small; ties come lower row
     first), whatever the ranges and the batch.
     """
-    scores, rows, _ = _scan(vectors, queries, top_k, parts)
+    scores, rows, _ = _scan(vectors, queries, top_k, parts, parallel)
     return _best(scores, rows, top_k)
 
 
-def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
+def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int, parallel: bool
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """FAISS's top top_k + RESCORED rows of each of `parts` row ranges, in parallel threads
     (room beyond top_k, so that rows tied with the k-th are all kept for the cut) -> (scores,
     rows (m, parts * kept)) and, per query, the highest score a row left out may have."""
-    bounds = [int(bound) for bound in np.linspace(0, len(vectors), parts + 1)]
+    bounds = _bounds(len(vectors), parts)
 
     def part(i: int) -> tuple[np.ndarray, np.ndarray]:
         faiss.omp_set_num_threads(1)  # per thread: this worker's own FAISS calls
@@ -194,13 +269,74 @@ def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int
                                  metric=faiss.METRIC_INNER_PRODUCT)
         return scores, np.where(rows >= 0, rows + start, -1)
 
-    found = list(_pool().map(part, range(parts))) if parts > 1 else [part(0)]
-    floors = np.full(len(queries), -np.inf, dtype=np.float32)
+    found = _each(part, parts, parallel)
+    rows, floors = _merged(found, bounds, len(queries), 0.0)
+    return np.concatenate([f[0] for f in found], axis=1), rows, floors
+
+
+def _each(part: Callable[[int], T], parts: int, parallel: bool) -> list[T]:
+    """[part(0), ..., part(parts - 1)], in parallel threads or in this one."""
+    if parallel and parts > 1:
+        return list(_pool().map(part, range(parts)))
+    return [part(i) for i in range(parts)]
+
+
+def _bounds(count: int, parts: int) -> list[int]:
+    return [int(bound) for bound in np.linspace(0, count, parts + 1)]
+
+
+def _merged(found: list[tuple[np.ndarray, np.ndarray]], bounds: list[int], queries: int,
+            margins: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges' (scores, rows) -> all rows (m, c) and, per query, the highest score a row
+    left out may have: the lowest kept score of a range that left rows out, plus `margins`."""
+    floors = np.full(queries, -np.inf, dtype=np.float64)
     for (scores, _), start, end in zip(found, bounds, bounds[1:]):
         if scores.shape[1] < end - start:  # rows of this range were left out
             floors = np.maximum(floors, scores[:, -1])
-    return (np.concatenate([f[0] for f in found], axis=1),
-            np.concatenate([f[1] for f in found], axis=1), floors)
+    return np.concatenate([f[1] for f in found], axis=1), floors + margins
+
+
+class _Compressed:
+    """An fp16 copy of the vectors' row ranges (as _scan splits them), whose scan finds each
+    query's candidates in half the bytes of float32, with the highest exact score a row left
+    out may have."""
+
+    def __init__(self, vectors: np.ndarray, parts: int, longest: float) -> None:
+        self.parts = parts
+        self.bounds = _bounds(len(vectors), parts)
+        self.indexes = []
+        for start, end in zip(self.bounds, self.bounds[1:]):
+            index = faiss.IndexScalarQuantizer(vectors.shape[1], faiss.ScalarQuantizer.QT_fp16,
+                                               faiss.METRIC_INNER_PRODUCT)
+            index.add(vectors[start:end])
+            self.indexes.append(index)
+        # a row's exact score <= its fp16 score + |q| * margin: the copy's error
+        # (|v - fp16(v)| <= FP16_ERROR |v| + sqrt(d) FP16_SPACING) and both sums' rounding
+        dimension = vectors.shape[1]
+        self.margin = ((_rounding(dimension) + FP16_ERROR) * longest * (1 + FP16_ERROR)
+                       + np.sqrt(dimension) * FP16_SPACING)
+
+    def scan(self, queries: np.ndarray, top_k: int, parallel: bool
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate rows (m, parts * kept) of each query (m, d) and the ceiling of a row left
+        out: the top top_k + RESCORED of each range by fp16 score (ranges in parallel threads
+        if `parallel`)."""
+
+        def part(i: int) -> tuple[np.ndarray, np.ndarray]:
+            faiss.omp_set_num_threads(1)
+            start, end = self.bounds[i], self.bounds[i + 1]
+            scores, rows = self.indexes[i].search(queries, min(top_k + RESCORED, end - start))
+            return scores, np.where(rows >= 0, rows + start, -1)
+
+        found = _each(part, self.parts, parallel)
+        return _merged(found, self.bounds, len(queries), self.margin * np.linalg.norm(queries, axis=1))
+
+
+def _rounding(dimension: int) -> float:
+    """2 * gamma_d: the most two float32 sums of d products, in any order, differ by, per
+    |q| * |v| (gamma_d = d u / (1 - d u), u the unit roundoff)."""
+    unit = float(np.finfo(np.float32).eps) / 2
+    return 2 * dimension * unit / (1 - dimension * unit)
 
 
 def _best(scores: np.ndarray, rows: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.batching import IN_PROGRESS
 from explorer.model.backends import ONNX, ONNX_INT8, OPENVINO
 from explorer.model.export import (
     EMBEDDING,
@@ -195,10 +196,17 @@ class _OnnxRuntime:
 
 class _OpenVino:
     """The model compiled by OpenVINO for the CPU, in bf16 where it has native bf16, else fp32
-    (compiled blobs cached). A query runs on a low-latency compiled model, taking one of a pool
-    of infer requests (one per core) so that concurrent queries never share a request. Many
-    batches run on a queue of parallel streams, one per core, which measured about 10% more
-    abstracts/s on two cores than batches run one after another (benchmarks/README.md)."""
+    (compiled blobs cached). Many batches run on a queue of parallel streams, one per core
+    (one thread each), which measured about 10% more abstracts/s on two cores than batches
+    run one after another (benchmarks/README.md).
+
+    A question run alone runs on a low-latency compiled model (every core on one run); one
+    that starts while another question's run is going runs on a stream of its own, one thread:
+    two runs on the low-latency model share its one stream, in turn, each with a second thread
+    spinning, which measured half the questions/s (benchmarks/README.md, "Concurrent
+    answers"). Both compiled forms give the same vectors (bit for bit here; the tests hold
+    them to float rounding). Every run takes an idle infer request of its pool, so concurrent
+    runs never share one."""
 
     def __init__(self, path: Path, cache: Path) -> None:
         import openvino as ov
@@ -212,18 +220,31 @@ class _OpenVino:
         self.precision = "bf16" if self._hint == "bf16" else "fp32"
         self._cache = os.fspath(cache)
         self._requests: queue.Queue | None = None
+        self._stream_requests: queue.Queue | None = None
+        self._throughput: Any = None  # the streams' compiled model
         self._streams: Any = None
         self._init_lock = threading.Lock()  # held only while compiling, never for an inference
         self._streams_lock = threading.Lock()  # one run_all at a time on the streams queue
+        self._running = 0  # runs of `run` going on now
+        self._running_lock = threading.Lock()
 
     def run(self, feed: dict) -> np.ndarray:
-        """The output for one feed, on an idle request of the pool (waits while all are busy)."""
-        requests = self._requests or self._request_pool()
-        request = requests.get()
+        """The output for one feed: alone on the low-latency model, else on a stream (see the
+        class); waits while every request of its pool is busy."""
+        with self._running_lock:
+            self._running += 1
+            alone = self._running == 1 and IN_PROGRESS.alone()
         try:
-            return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+            requests = (self._requests or self._request_pool()) if alone else (
+                self._stream_requests or self._stream_pool())
+            request = requests.get()
+            try:
+                return np.array(request.infer(feed)[0], dtype=np.float32, copy=True)
+            finally:
+                requests.put(request)
         finally:
-            requests.put(request)
+            with self._running_lock:
+                self._running -= 1
 
     def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
         """The vectors and token states for one feed, on an idle request of the pool."""
@@ -242,9 +263,7 @@ class _OpenVino:
         every core busy."""
         with self._streams_lock:
             if self._streams is None:
-                compiled = self._compile("THROUGHPUT", _cores())
-                _first_inference(compiled)
-                self._streams = self._ov.AsyncInferQueue(compiled, _cores())
+                self._streams = self._ov.AsyncInferQueue(self._throughput_model(), _cores())
             results: list[Any] = [None] * len(feeds)
 
             def done(request: Any, position: int) -> None:
@@ -264,11 +283,24 @@ class _OpenVino:
             if self._requests is None:
                 compiled = self._compile("LATENCY")
                 _first_inference(compiled)
-                pool: queue.Queue = queue.Queue()
-                for _ in range(_cores()):
-                    pool.put(compiled.create_infer_request())
-                self._requests = pool
+                self._requests = _pool_of(compiled)
         return self._requests
+
+    def _stream_pool(self) -> queue.Queue:
+        compiled = self._throughput_model()
+        with self._init_lock:
+            if self._stream_requests is None:
+                self._stream_requests = _pool_of(compiled)
+        return self._stream_requests
+
+    def _throughput_model(self) -> Any:
+        """The model compiled for parallel streams, one per core (compiled once)."""
+        with self._init_lock:
+            if self._throughput is None:
+                compiled = self._compile("THROUGHPUT", _cores())
+                _first_inference(compiled)
+                self._throughput = compiled
+        return self._throughput
 
     def _compile(self, hint: str, streams: int = 1) -> Any:
         config = {"INFERENCE_PRECISION_HINT": self._hint, "PERFORMANCE_HINT": hint,
@@ -279,6 +311,14 @@ class _OpenVino:
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
         return self._core.compile_model(self._path, "CPU", config)
+
+
+def _pool_of(compiled: Any) -> queue.Queue:
+    """A queue of infer requests of `compiled`, one per core."""
+    pool: queue.Queue = queue.Queue()
+    for _ in range(_cores()):
+        pool.put(compiled.create_infer_request())
+    return pool
 
 
 _FIRST_LOCK = threading.Lock()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from explorer.artifacts.layout import (
 )
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
+from explorer.batching import IN_PROGRESS
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
@@ -51,6 +53,17 @@ RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
 # (studies/results/quality-acm-cr-2026-11-30.md).
 DEFAULT_RECOMMENDER = "svm"
+
+
+def _answering(verb: Callable) -> Callable:
+    """The verb's calls count as questions in progress (batching.IN_PROGRESS)."""
+
+    @functools.wraps(verb)
+    def counted(self: Explorer, *args: Any, **kwargs: Any) -> Any:
+        with IN_PROGRESS.answering():
+            return verb(self, *args, **kwargs)
+
+    return counted
 
 
 class Explorer:
@@ -135,6 +148,7 @@ class Explorer:
     # Each verb takes `top_k` and `filters` (positional, as before) and the other options as
     # keywords (mode, diverse, feedback), or all of them as one QueryOptions: `options`, which
     # the keywords change (QueryOptions.of). The verbs delegate to `rank`.
+    @_answering
     def search(self, query: str, top_k: int | None = None, filters: Filters | None = None, *,
                options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
         """Papers ranked for `query` ([] when empty). Default mode: `default_mode`; hybrid runs
@@ -145,6 +159,7 @@ class Explorer:
         vector = None if options.mode == LEXICAL else self.embed_query(query)
         return self.rank(query, vector, options=options)
 
+    @_answering
     def search_vector(self, vector: np.ndarray, top_k: int | None = None,
                       filters: Filters | None = None, exclude: Iterable[int] = (), *,
                       text: str = "", options: QueryOptions | None = None,
@@ -158,6 +173,7 @@ class Explorer:
             options = dataclasses.replace(options, mode=DENSE)
         return self.rank(text, vector, exclude=exclude, options=options)
 
+    @_answering
     def similar(self, paper_id: str, top_k: int | None = None, filters: Filters | None = None,
                 *, options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
         """Nearest papers to `paper_id`, never the paper itself (nor its merged duplicates)."""
@@ -167,6 +183,7 @@ class Explorer:
         return self.rank(text, self.vectors[row], exclude={row}, options=options, kind=PAPERS,
                          paper_query=True)
 
+    @_answering
     def similar_to_text(self, text: str, top_k: int | None = None,
                         filters: Filters | None = None, *, options: QueryOptions | None = None,
                         **changes: Any) -> list[Hit]:
@@ -178,6 +195,7 @@ class Explorer:
         vector = None if options.mode == LEXICAL else self.embedder.embed_documents([text])[0]
         return self.rank(text, vector, options=options, kind=PAPERS, paper_query=True)
 
+    @_answering
     def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,  # noqa: PLR0913
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
@@ -212,6 +230,7 @@ class Explorer:
             raise ValueError(f"unknown channel {channel!r}; expected one of {CHANNELS}")
         return self._channels[channel].top(request, depth, self._facets.blocked(filters, exclude))
 
+    @_answering
     def recommend(self, like: Sequence[str], unlike: Sequence[str] = (), query: str | None = None,
                   top_k: int | None = None, filters: Filters | None = None, *,
                   method: str = DEFAULT_RECOMMENDER, options: QueryOptions | None = None,
