@@ -225,7 +225,7 @@ def test_an_update_reads_no_paper_records_of_the_previous_build(index_copy: Path
         raise AssertionError("the previous papers file was parsed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(store, "_load_papers", refuse)
+        patch.setattr(store.PaperList, "read", refuse)
         report = build([SEEDS, extra], index_copy, "default")
     assert (report.embedded, report.reused) == (2, 71)
     assert Explorer.open(index_copy).search("robots walking on sand", 1)[0].paper_id == "new-2"

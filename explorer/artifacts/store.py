@@ -14,7 +14,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +42,7 @@ from explorer.artifacts.manifest import (
     read_manifest,
     rebuild_hint,
 )
+from explorer.artifacts.paper_list import PaperList
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.files import atomic_write, file_checksum
@@ -69,7 +70,7 @@ class Artifacts:
 
     folder: Path
     manifest: Manifest
-    papers: list[Paper]
+    papers: Sequence[Paper]  # a PaperList when loaded: each parsed when first read
     index: VectorIndex
     extras: dict[str, Any]
     arrays: Mapping[str, np.ndarray]
@@ -158,7 +159,7 @@ def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
             loaded = pool.submit(_check_and_load_rest, folder, rest, manifest.index_type, hint)
             try:
                 _check_files({PAPERS: opened[PAPERS]}, hint, later=())
-                records = _load_papers(*opened[PAPERS][::2], hint) if papers else []
+                records = PaperList.read(*opened[PAPERS][::2], hint) if papers else []
             except IndexInvalidError:
                 loaded.result()
                 raise
@@ -258,20 +259,6 @@ def _check_files(opened: Opened, hint: str, later: tuple[str, ...]) -> None:
             )
         if role not in later:
             check_sum(handle, path, entry, hint)
-
-
-def _load_papers(path: Path, handle: BinaryIO, hint: str) -> list[Paper]:
-    """The papers file read from `handle` (the caller closes it)."""
-    errors = files.ReadErrors(IndexInvalidError, fix=f"Rebuild: `{hint}`.")
-    papers = []
-    for number, record in files.read_jsonl(path, None, errors, handle=handle):
-        try:
-            papers.append(Paper.from_dict(record))
-        except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
-            raise IndexInvalidError(
-                f"{path}:{number} is not a valid paper record ({exc}). Rebuild: `{hint}`."
-            ) from exc
-    return papers
 
 
 def _describe(path: Path) -> dict[str, Any]:

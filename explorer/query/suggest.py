@@ -60,12 +60,22 @@ class PaperRows:
     first need, once, under a lock held only then)."""
 
     def __init__(self, papers: Sequence[Paper]) -> None:
-        self._rows = {p.paper_id: row for row, p in enumerate(papers)}
-        for row, paper in enumerate(papers):
-            for alias in paper.aliases:
-                self._rows.setdefault(alias, row)
+        self._papers = papers
+        self._by_id: dict[str, int] | None = None  # on first need: it reads every paper
         self._ids: IdTable | None = None
         self._lock = threading.Lock()
+
+    @property
+    def _rows(self) -> dict[str, int]:
+        if self._by_id is None:
+            with self._lock:
+                if self._by_id is None:
+                    rows = {p.paper_id: row for row, p in enumerate(self._papers)}
+                    for row, paper in enumerate(self._papers):
+                        for alias in paper.aliases:
+                            rows.setdefault(alias, row)
+                    self._by_id = rows
+        return self._by_id
 
     def row(self, paper_id: str) -> int:
         try:
@@ -80,7 +90,8 @@ class PaperRows:
 
     def _id_table(self) -> IdTable:
         if self._ids is None:
+            rows = self._rows  # before the lock: it takes the lock itself
             with self._lock:
                 if self._ids is None:
-                    self._ids = IdTable.of(self._rows)
+                    self._ids = IdTable.of(rows)
         return self._ids

@@ -1,0 +1,113 @@
+"""The index's papers, each parsed from its line of the papers file when it is first read.
+
+The papers file of a 92k-paper index is 140 MB of JSON lines: parsing every record took
+1.2-1.5 s of each cold start (benchmarks/README.md), while a search shows ten. The file is
+still checked whole at load (its checksum, its line count against the manifest); its bytes are
+kept, and a line becomes a Paper the first time that row is read. A line that is not a valid
+paper raises the IndexInvalidError that a full parse at load raised, naming the line, when it
+is read. Reading every paper (iteration) costs what the load used to.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO, overload
+
+import numpy as np
+
+from explorer import files
+from explorer.corpus.papers import Paper
+from explorer.errors import IndexInvalidError
+
+_BOM = "\ufeff".encode()
+
+
+class PaperList(Sequence[Paper]):
+    """Papers by row, parsed on first read (thread-safe: a row is parsed once)."""
+
+    def __init__(self, data: bytes, starts: np.ndarray, ends: np.ndarray, path: Path,
+                 hint: str) -> None:
+        self._data: bytes | None = data
+        self._starts, self._ends = starts, ends  # row i is data[starts[i]:ends[i]]
+        self._papers: list[Paper | None] = [None] * len(starts)
+        self._left = len(self._papers)  # rows not parsed yet: at 0 the bytes are let go
+        self._lock = threading.Lock()
+        self._path, self._hint = path, hint
+
+    @classmethod
+    def read(cls, path: Path, handle: BinaryIO, hint: str) -> PaperList:
+        """The papers file read from `handle` (the caller closes it); blank lines are skipped."""
+        handle.seek(0)
+        data = handle.read()
+        start = len(_BOM) if data.startswith(_BOM) else 0
+        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+        if len(data) > start and not data.endswith(b"\n"):
+            ends = np.append(ends, len(data))
+        starts = np.concatenate([[start], ends[:-1] + 1]).astype(np.int64)[:len(ends)]
+        if ((ends - starts) < 2).any():  # blank lines (or "\r"): keep the lines with a record
+            keep = [i for i in range(len(ends)) if data[starts[i]:ends[i]].strip()]
+            return _Numbered(data, starts[keep], ends[keep], path, hint, [i + 1 for i in keep])
+        return cls(data, starts, ends, path, hint)
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    @overload
+    def __getitem__(self, row: int) -> Paper: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[Paper]: ...
+
+    def __getitem__(self, row: int | slice) -> Paper | list[Paper]:
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        paper = self._papers[row]
+        if paper is not None:
+            return paper
+        with self._lock:
+            row = range(len(self))[row]  # a negative row counts from the end; IndexError
+            paper = self._papers[row]
+            if paper is None:
+                paper = self._papers[row] = self._parse(row)
+                self._left -= 1
+                if self._left == 0:
+                    self._data = None
+        return paper
+
+    def __iter__(self) -> Iterator[Paper]:
+        for row in range(len(self)):
+            yield self[row]
+
+    def _parse(self, row: int) -> Paper:
+        assert self._data is not None  # kept until every row is parsed
+        raw = self._data[self._starts[row]:self._ends[row]]
+        where = f"{self._path}:{self._line(row)}"
+        errors = files.ReadErrors(IndexInvalidError, fix=f"Rebuild: `{self._hint}`.")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise errors(where, f"not valid UTF-8 ({exc.reason})", "") from exc
+        record = files.parse_json(text, where, errors)
+        try:
+            return Paper.from_dict(record)
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+            raise IndexInvalidError(
+                f"{where} is not a valid paper record ({exc}). Rebuild: `{self._hint}`."
+            ) from exc
+
+    def _line(self, row: int) -> int:
+        return row + 1
+
+
+class _Numbered(PaperList):
+    """A papers file with blank lines: rows keep their line numbers for errors."""
+
+    def __init__(self, data: bytes, starts: np.ndarray, ends: np.ndarray, path: Path,
+                 hint: str, lines: list[int]) -> None:
+        super().__init__(data, starts, ends, path, hint)
+        self._lines = lines
+
+    def _line(self, row: int) -> int:
+        return self._lines[row]
