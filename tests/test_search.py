@@ -137,6 +137,29 @@ def test_filters_apply_inside_the_search(venue_explorer: Explorer):
     assert facets["venues"] == ["ICLR", "ICML", "NeurIPS"] and facets["years"][0] == 2020
 
 
+def test_the_facets_are_stored_by_the_build_and_read_without_the_papers(venue_explorer: Explorer,
+                                                                        monkeypatch):
+    """The sidebar's filter values come from the index (extras FACETS), the same as from the
+    papers, without parsing a record; an index built before them reads the papers."""
+    from explorer.corpus.papers import facet_values
+    from explorer.query.hits import FacetTable
+
+    stored = venue_explorer.artifacts.extras["facets"]
+    assert stored == facet_values(venue_explorer.papers)
+    assert stored["years"] == [2020, 2021, 2022, 2023, 2024]
+    assert any(name.endswith("papers.jsonl") for name in stored["sources"])
+    reopened = Explorer.open(venue_explorer.artifacts.folder)
+
+    def refuse(*args):
+        raise AssertionError("a paper record was parsed")
+
+    monkeypatch.setattr("explorer.corpus.papers.Paper.from_dict", refuse)
+    assert reopened.facets() == stored
+    monkeypatch.undo()
+    assert FacetTable(reopened.papers, None).values() == stored  # an older index
+    assert FacetTable(reopened.papers, {"venues": "x"}).values() == stored  # not the shape
+
+
 class _Counted(Sequence):
     """A sorted id list that counts the ids handed out (what close_ids examines)."""
 

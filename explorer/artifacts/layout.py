@@ -26,6 +26,9 @@ LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, 
 # Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like
 # questions with other papers (query/calibration.py; absent in indexes built before), and the map.
 PAIR_QUANTILES, QUESTION_QUANTILES, MAP = "pair_quantiles", "question_quantiles", "map"
+# The filter values present in the corpus (corpus.papers.facet_values: venues, source files,
+# years), so that the app's sidebar does not parse every paper record (absent before).
+FACETS = "facets"
 # Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
 # and at 106k papers they are 475 MB, +0.7 s on every cold start.
 ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS)

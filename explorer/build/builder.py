@@ -18,6 +18,7 @@ import numpy as np
 
 from explorer.artifacts.layout import (
     EXTRAS,
+    FACETS,
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
@@ -46,7 +47,7 @@ from explorer.build.sentences import (
     embed_papers,
     sentence_arrays,
 )
-from explorer.corpus.papers import CorpusReport, Paper, read_corpus
+from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION
 from explorer.errors import CorpusError, ExplorerError
 from explorer.files import FolderLock
@@ -204,7 +205,8 @@ def _derived(papers: list[Paper], vectors: np.ndarray, previous: _Previous | Non
         index = VectorIndex.build(vectors, report.index_type)
     with watch("quantiles"):
         extras = {PAIR_QUANTILES: pair_quantiles(vectors),
-                  QUESTION_QUANTILES: _questions(papers, vectors, previous, embedder)}
+                  QUESTION_QUANTILES: _questions(papers, vectors, previous, embedder),
+                  FACETS: facet_values(papers)}
     with watch("map"):
         extras[MAP] = _map(papers, vectors, previous)
     with watch("relatives"):

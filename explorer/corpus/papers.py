@@ -88,6 +88,25 @@ class Paper:
         return paper
 
 
+def source_file(source: str) -> str:
+    """The file of a source ("path:line" or "path#record")."""
+    return source.rsplit(":", 1)[0].split("#")[0]
+
+
+def facet_values(papers: Iterable[Paper]) -> dict[str, list]:
+    """The filter values present in `papers`: venues, source files and years, each sorted."""
+    venues: set[str] = set()
+    sources: set[str] = set()
+    years: set[int] = set()
+    for paper in papers:
+        if paper.venue:
+            venues.add(paper.venue)
+        sources.update(source_file(source) for source in paper.sources)
+        if paper.year and paper.year > 0:
+            years.add(int(paper.year))
+    return {"venues": sorted(venues), "sources": sorted(sources), "years": sorted(years)}
+
+
 _FIELDS = tuple(f.name for f in fields(Paper) if f.name != "original")
 _ALL_FIELDS = frozenset(f.name for f in fields(Paper))
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from explorer.artifacts.layout import (
+    FACETS,
     MAP,
     RELATIVE_ROWS,
     RELATIVE_SCORES,
@@ -79,7 +80,7 @@ class Explorer:
         self.batch = batch
         self._embedder: Embedder | None = None
         self._rows = PaperRows(artifacts.papers)
-        self._facets = FacetTable(artifacts.papers)
+        self._facets = FacetTable(artifacts.papers, artifacts.extras.get(FACETS))
         self._lexical: LexicalIndex | None = None
         self._relatives: Pairs | None = None
         self._embedder_lock = threading.Lock()

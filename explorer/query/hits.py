@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.corpus.papers import Paper
+from explorer.corpus.papers import Paper, facet_values, source_file
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,14 @@ class FacetTable:
     from the papers on first use (a search without filters needs none of them: the CLI's
     cold start). Two threads reading one at once at first may both compute it, alike."""
 
-    def __init__(self, papers: Sequence[Paper]) -> None:
+    def __init__(self, papers: Sequence[Paper], stored: Any = None) -> None:
+        """`stored`: the index's facet values (extras FACETS), which `values` then gives
+        without reading the papers; anything but facet_values' shape is ignored."""
         self.count = len(papers)
         self._papers = papers
+        fits = isinstance(stored, dict) and all(isinstance(stored.get(key), list)
+                                                for key in ("venues", "sources", "years"))
+        self._stored = stored if fits else None
 
     @cached_property
     def venues(self) -> np.ndarray:
@@ -83,8 +88,8 @@ class FacetTable:
 
     @cached_property
     def sources(self) -> list[tuple[str, ...]]:
-        return [(_file(p.sources[0]),) if len(p.sources) == 1
-                else tuple(sorted({_file(s) for s in p.sources})) for p in self._papers]
+        return [(source_file(p.sources[0]),) if len(p.sources) == 1
+                else tuple(sorted({source_file(s) for s in p.sources})) for p in self._papers]
 
     @cached_property
     def years(self) -> np.ndarray:
@@ -92,9 +97,9 @@ class FacetTable:
 
     def values(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
-        return {"venues": sorted({v for v in self.venues if v}),
-                "sources": sorted({s for group in self.sources for s in group}),
-                "years": sorted({int(y) for y in self.years if y > 0})}
+        if self._stored is not None:
+            return {key: list(self._stored[key]) for key in ("venues", "sources", "years")}
+        return facet_values(self._papers)
 
     def allowed_rows(self, filters: Filters | None) -> np.ndarray | None:
         """Rows that pass `filters`; None when nothing is filtered."""
@@ -156,6 +161,3 @@ def _names(field: str, names: Collection[str]) -> tuple[str, ...]:
     return tuple(sorted(set(names)))
 
 
-def _file(source: str) -> str:
-    """The file of a source ("path:line" or "path#record")."""
-    return source.rsplit(":", 1)[0].split("#")[0]
