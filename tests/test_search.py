@@ -139,25 +139,30 @@ def test_filters_apply_inside_the_search(venue_explorer: Explorer):
 
 def test_the_facets_are_stored_by_the_build_and_read_without_the_papers(venue_explorer: Explorer,
                                                                         monkeypatch):
-    """The sidebar's filter values come from the index (extras FACETS), the same as from the
-    papers, without parsing a record; an index built before them reads the papers."""
+    """The sidebar's filter values and the corpus's papers per year come from the index
+    (extras FACETS), the same as from the papers, without parsing a record; an index built
+    before them (or holding something else there) reads the papers."""
     from explorer.corpus.papers import facet_values
     from explorer.query.hits import FacetTable
 
     stored = venue_explorer.artifacts.extras["facets"]
     assert stored == facet_values(venue_explorer.papers)
-    assert stored["years"] == [2020, 2021, 2022, 2023, 2024]
+    assert stored["years"] == [2020, 2021, 2022, 2023, 2024] and stored["undated"] == 0
+    assert stored["year_counts"] == [[year, 14 + (year < 2021)] for year in range(2020, 2025)]
     assert any(name.endswith("papers.jsonl") for name in stored["sources"])
+    shown = {key: stored[key] for key in ("venues", "sources", "years")}
+    counts = ({2020: 15, 2021: 14, 2022: 14, 2023: 14, 2024: 14}, 0)
     reopened = Explorer.open(venue_explorer.artifacts.folder)
 
     def refuse(*args):
         raise AssertionError("a paper record was parsed")
 
     monkeypatch.setattr("explorer.corpus.papers.Paper.from_dict", refuse)
-    assert reopened.facets() == stored
+    assert reopened.facets() == shown and reopened.year_counts() == counts
     monkeypatch.undo()
-    assert FacetTable(reopened.papers, None).values() == stored  # an older index
-    assert FacetTable(reopened.papers, {"venues": "x"}).values() == stored  # not the shape
+    for older in (None, {"venues": "x", "year_counts": {}, "undated": "0"}):
+        table = FacetTable(reopened.papers, older)
+        assert table.values() == shown and table.year_counts() == counts
 
 
 class _Counted(Sequence):

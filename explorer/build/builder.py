@@ -37,7 +37,7 @@ from explorer.artifacts.store import (
 from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
-from explorer.build.maps import compute_map, update_map
+from explorer.build.maps import compute_map, import_in_background, update_map
 from explorer.build.quantiles import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.build.report import BuildReport, Stopwatch
 from explorer.build.sentences import (
@@ -161,6 +161,8 @@ def _build_locked(  # noqa: PLR0913 - one call site, the stages share these
         previous = _previous(out, spec)
         checkpoint = Checkpoint(out, spec.fingerprint)
     by_hash: dict[str, np.ndarray] | None = None if sentences is None else {}
+    if previous is None:  # a map afresh: its imports run while the papers embed
+        import_in_background()
     with watch("papers"):
         vectors, report.embedded = _paper_vectors(
             corpus.papers, previous, embedder, checkpoint,

@@ -4,6 +4,7 @@ optionally gzipped) into deduplicated Paper records."""
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -93,18 +94,41 @@ def source_file(source: str) -> str:
     return source.rsplit(":", 1)[0].split("#")[0]
 
 
+def countable_year(value: Any) -> int | None:
+    """A year value as the year charts count it: a whole number in YEARS, else None
+    (missing, text, a float, a bool, out of range)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        year = operator.index(value)
+    except TypeError:
+        return None
+    return year if year in YEARS else None
+
+
 def facet_values(papers: Iterable[Paper]) -> dict[str, list]:
-    """The filter values present in `papers`: venues, source files and years, each sorted."""
+    """What the index keeps of `papers` for filters and year charts: the venues, source files
+    and years present, each sorted, and `year_counts` ([year, papers] by year, as `dated`
+    reads a year; the papers it cannot date: `undated`)."""
     venues: set[str] = set()
     sources: set[str] = set()
     years: set[int] = set()
+    counts: Counter[int] = Counter()
+    undated = 0
     for paper in papers:
         if paper.venue:
             venues.add(paper.venue)
         sources.update(source_file(source) for source in paper.sources)
         if paper.year and paper.year > 0:
             years.add(int(paper.year))
-    return {"venues": sorted(venues), "sources": sorted(sources), "years": sorted(years)}
+        year = countable_year(paper.year)
+        if year is None:
+            undated += 1
+        else:
+            counts[year] += 1
+    return {"venues": sorted(venues), "sources": sorted(sources), "years": sorted(years),
+            "year_counts": [[year, n] for year, n in sorted(counts.items())],
+            "undated": undated}
 
 
 _FIELDS = tuple(f.name for f in fields(Paper) if f.name != "original")

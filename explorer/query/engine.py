@@ -133,6 +133,10 @@ class Explorer:
         """Values present in the corpus: venues, sources (files), years."""
         return self._facets.values()
 
+    def year_counts(self) -> tuple[dict[int, int], int]:
+        """Papers of the corpus per year, and the papers without a year."""
+        return self._facets.year_counts()
+
     # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector (d,)."""

@@ -78,9 +78,7 @@ class FacetTable:
         without reading the papers; anything but facet_values' shape is ignored."""
         self.count = len(papers)
         self._papers = papers
-        fits = isinstance(stored, dict) and all(isinstance(stored.get(key), list)
-                                                for key in ("venues", "sources", "years"))
-        self._stored = stored if fits else None
+        self._stored = stored if isinstance(stored, dict) else {}
 
     @cached_property
     def venues(self) -> np.ndarray:
@@ -97,9 +95,18 @@ class FacetTable:
 
     def values(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
-        if self._stored is not None:
-            return {key: list(self._stored[key]) for key in ("venues", "sources", "years")}
-        return facet_values(self._papers)
+        keys = ("venues", "sources", "years")
+        if all(isinstance(self._stored.get(key), list) for key in keys):
+            return {key: list(self._stored[key]) for key in keys}
+        return {key: facet_values(self._papers)[key] for key in keys}
+
+    def year_counts(self) -> tuple[dict[int, int], int]:
+        """Papers per year ({year: papers}, as corpus.papers.countable_year reads a year) and
+        the papers without one."""
+        stored = self._stored
+        if not (isinstance(stored.get("year_counts"), list) and type(stored.get("undated")) is int):
+            stored = facet_values(self._papers)
+        return {int(year): int(count) for year, count in stored["year_counts"]}, stored["undated"]
 
     def allowed_rows(self, filters: Filters | None) -> np.ndarray | None:
         """Rows that pass `filters`; None when nothing is filtered."""

@@ -16,7 +16,6 @@ Explorer; all of it is safe to call from many threads.
 from __future__ import annotations
 
 import math
-import operator
 import threading
 import weakref
 from collections import Counter
@@ -24,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.corpus.papers import YEARS
+from explorer.corpus.papers import countable_year
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.query.ranking import CANDIDATES
@@ -109,14 +108,7 @@ class Growth:
 def year_of(item: Any) -> int | None:
     """The year of a paper or hit (or a bare value): a whole number in corpus.papers.YEARS,
     else None (missing, text, a float, a bool, out of range)."""
-    value = getattr(getattr(item, "paper", item), "year", item)
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        year = operator.index(value)
-    except TypeError:
-        return None
-    return year if year in YEARS else None
+    return countable_year(getattr(getattr(item, "paper", item), "year", item))
 
 
 def spread(papers: Iterable[Any], basis: str = "") -> YearSpread:
@@ -195,7 +187,9 @@ def corpus_spread(explorer: Explorer) -> YearSpread:
     with _CORPUS_LOCK:
         known = _CORPUS.get(explorer)
     if known is None:
-        known = spread(explorer.papers, f"all {len(explorer.papers)} papers of the corpus")
+        counts, undated = explorer.year_counts()
+        known = YearSpread(tuple(sorted(counts.items())), undated,
+                           f"all {len(explorer.papers)} papers of the corpus")
         with _CORPUS_LOCK:
             _CORPUS[explorer] = known
     return known
