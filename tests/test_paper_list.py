@@ -97,3 +97,42 @@ def test_threads_reading_at_once_share_one_paper_per_row(index_copy: Path):
         thread.join()
     for papers in seen[1:]:
         assert all(a is b for a, b in zip(papers, seen[0], strict=True))
+
+
+def test_ids_are_read_without_parsing_the_records(monkeypatch):
+    """The id table (Explorer.row) reads each line's id, as the writer puts it first; ids
+    with quotes, backslashes and non-ASCII letters come back exactly; a line that does not
+    start as the writer writes it is parsed."""
+    from explorer.artifacts.store import paper_lines
+
+    ids = ['plain', 'with "quotes"', "back\\slash", "Müller-2024", "tab\there", "😀"]
+    papers = [Paper(paper_id, f"T{i}", False, f"A{i}") for i, paper_id in enumerate(ids)]
+    text = "".join(paper_lines(papers)) + json.dumps({"title": "T", "title_is_derived": False,
+                                                      "abstract": "A", "paper_id": "last"})
+    listed = PaperList.read(Path("papers.jsonl"), io.BytesIO(text.encode()), HINT)
+    parsed: list[int] = []
+    from_dict = Paper.from_dict.__func__
+    monkeypatch.setattr(Paper, "from_dict",
+                        classmethod(lambda cls, data: parsed.append(1) or from_dict(cls, data)))
+    assert listed.ids() == [*ids, "last"]
+    assert len(parsed) == 1  # only the line that does not start with its id
+
+
+def test_an_alias_still_finds_its_paper_and_an_unknown_id_is_refused(tmp_path: Path):
+    from explorer.build.builder import build
+    from explorer.errors import UnknownPaperError
+
+    text = {"title": "Sand locomotion", "abstract": "Legged robots walking on loose sand."}
+    rows = [{"paper_id": "first", **text}, {"paper_id": "second", **text},
+            {"paper_id": "other", "title": "Proteins", "abstract": "Folding proteins fast."}]
+    corpus = tmp_path / "papers.jsonl"
+    corpus.write_text("\n".join(json.dumps(row) for row in rows))
+    build([corpus], tmp_path / "index", "default")
+    explorer = Explorer.open(tmp_path / "index")
+    merged = [paper for paper in explorer.papers if paper.aliases]
+    assert len(explorer.papers) == 2 and len(merged) == 1, explorer.papers
+    reopened = Explorer.open(tmp_path / "index")  # nothing parsed yet
+    alias, own = merged[0].aliases[0], merged[0].paper_id
+    assert reopened.row(alias) == reopened.row(own) == explorer.row(own)
+    with pytest.raises(UnknownPaperError, match="No paper with id"):
+        reopened.row("no-such-paper")

@@ -10,6 +10,8 @@ is read. Reading every paper (iteration) costs what the load used to.
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,6 +24,9 @@ from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 
 _BOM = "\ufeff".encode()
+# How the papers file starts each record (store.paper_lines: Paper.to_dict puts the id first).
+_ID_FIRST = re.compile(rb'\{"paper_id": ("(?:[^"\\]|\\.)*")')
+_ID_START = b'{"paper_id": "'
 
 
 class PaperList(Sequence[Paper]):
@@ -35,6 +40,7 @@ class PaperList(Sequence[Paper]):
         self._left = len(self._papers)  # rows not parsed yet: at 0 the bytes are let go
         self._lock = threading.Lock()
         self._path, self._hint = path, hint
+        self._ids: list[str] | None = None
 
     @classmethod
     def read(cls, path: Path, handle: BinaryIO, hint: str) -> PaperList:
@@ -75,6 +81,36 @@ class PaperList(Sequence[Paper]):
                 if self._left == 0:
                     self._data = None
         return paper
+
+    def ids(self) -> list[str]:
+        """Every row's paper id, read from the start of its line without parsing the record
+        (a line that does not start as store.paper_lines writes it is parsed)."""
+        if self._ids is None:
+            with self._lock:
+                data = self._data
+            if data is None:  # every row parsed
+                self._ids = [paper.paper_id for paper in self]
+            else:
+                self._ids = [self._id(data, row) for row in range(len(self))]
+        return self._ids
+
+    def _id(self, data: bytes, row: int) -> str:
+        start, end = int(self._starts[row]), int(self._ends[row])
+        if data.startswith(_ID_START, start):
+            first = start + len(_ID_START)
+            close = data.find(b'"', first, end)
+            if close > 0 and data.find(b"\\", first, close) < 0:  # no escapes: the plain text
+                try:
+                    return data[first:close].decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+        found = _ID_FIRST.match(data, start, end)
+        try:
+            if found is not None:
+                return json.loads(found.group(1))
+        except ValueError:  # not UTF-8, a bad escape: the parse says what is wrong
+            pass
+        return self[row].paper_id
 
     def __iter__(self) -> Iterator[Paper]:
         for row in range(len(self)):

@@ -61,23 +61,38 @@ class PaperRows:
 
     def __init__(self, papers: Sequence[Paper]) -> None:
         self._papers = papers
-        self._by_id: dict[str, int] | None = None  # on first need: it reads every paper
+        # Both on first need: the papers' own ids (a PaperList reads them without parsing the
+        # records), then, for an id not among them, the merged duplicates' ids too, which
+        # reads every paper.
+        self._own: dict[str, int] | None = None
+        self._by_id: dict[str, int] | None = None
         self._ids: IdTable | None = None
         self._lock = threading.Lock()
+
+    def _own_rows(self) -> dict[str, int]:
+        if self._own is None:
+            ids = getattr(self._papers, "ids", None)
+            listed = ids() if ids is not None else [p.paper_id for p in self._papers]
+            own = {paper_id: row for row, paper_id in enumerate(listed)}
+            with self._lock:
+                self._own = self._own or own
+        return self._own
 
     @property
     def _rows(self) -> dict[str, int]:
         if self._by_id is None:
+            rows = dict(self._own_rows())
+            for row, paper in enumerate(self._papers):
+                for alias in paper.aliases:
+                    rows.setdefault(alias, row)
             with self._lock:
-                if self._by_id is None:
-                    rows = {p.paper_id: row for row, p in enumerate(self._papers)}
-                    for row, paper in enumerate(self._papers):
-                        for alias in paper.aliases:
-                            rows.setdefault(alias, row)
-                    self._by_id = rows
+                self._by_id = self._by_id or rows
         return self._by_id
 
     def row(self, paper_id: str) -> int:
+        row = self._own_rows().get(paper_id)
+        if row is not None:
+            return row
         try:
             return self._rows[paper_id]
         except KeyError:
