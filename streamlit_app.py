@@ -38,9 +38,7 @@ LOG = logging.getLogger("paper_explorer.app")
 def load_explorer(folder: str, build_key: str, model: str | None = None) -> Explorer:
     """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
     `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""
-    explorer = Explorer.open(folder, model=model)
-    explorer.embed_query("warm-up")  # load the model now, not on the first question
-    return explorer
+    return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
 
 
 # -- the location: one per session, mirrored in the URL ---------------------------------------------

@@ -34,8 +34,8 @@ import os, runpy
 from explorer.query import engine as search
 if not getattr(search.Explorer, "_load_backend", None):
     _open = search.Explorer.open
-    def _open_with_backend(folder="embeddings", model=None, backend=None):
-        return _open(folder, model=model, backend=os.environ["LOAD_BACKEND"])
+    def _open_with_backend(folder="embeddings", model=None, backend=None, **options):
+        return _open(folder, model=model, backend=os.environ["LOAD_BACKEND"], **options)
     search.Explorer.open = staticmethod(_open_with_backend)
     search.Explorer._load_backend = True
 runpy.run_path({app!r}, run_name="__main__")

@@ -200,3 +200,15 @@ def test_a_one_character_typo_of_each_seed_id_is_suggested(seeds_explorer: Explo
         for typo in (pid[:-1] + ("x" if pid[-1] != "x" else "y"), "q" + pid[1:]):
             with pytest.raises(UnknownPaperError, match=f"Did you mean [^?]*{pid}"):
                 seeds_explorer.row(typo)
+
+
+def test_an_explorer_opened_warm_has_its_model_loaded_and_answers_alike(seeds_index: Path):
+    """`warm=True` (the app) loads the model while the index loads: the Explorer comes back
+    with its model (and the id table) ready, and answers as one opened cold."""
+    cold = Explorer.open(seeds_index)
+    warm = Explorer.open(seeds_index, warm=True)
+    assert cold._embedder is None and warm._embedder is not None  # what warm is for
+    question = "training robots with reinforcement learning"
+    assert ([(h.paper_id, round(h.score, 5)) for h in warm.search(question, 5)]
+            == [(h.paper_id, round(h.score, 5)) for h in cold.search(question, 5)])
+    assert warm.row(warm.papers[3].paper_id) == 3

@@ -261,6 +261,13 @@ class Embedder:
             return self._embed_questions([text])[0]
         return self._questions(text)
 
+    def warm_up(self) -> None:
+        """Load now what the first question and the first explanations would wait for: a
+        question's run and the compiled form that embeds many texts at once."""
+        self.embed_query("warm-up")
+        if self._exported is not None:
+            self._exported.warm_up()
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed questions -> float32 (n, d), unit rows, each as embed_query embeds it."""
         if not texts:

@@ -80,6 +80,11 @@ class ExportedModel:
             raise ValueError(f"unknown runtime {runtime!r}")
         self.runtime = runtime
 
+    def warm_up(self) -> None:
+        """Compile the form that runs many batches at once (OpenVINO's streams) now."""
+        if self._run_all is not None:
+            self._run_all([self._feed(self._tokenizer.encode_batch(["warm-up"]))])
+
     def embed(self, texts: Sequence[str], batch_size: int, latency: bool = False) -> np.ndarray:
         """Unit vectors (n, d) float32 for `texts`, in batches of similar length. `latency`:
         a few questions, run as one of `query_runs` concurrent runs (see _OnnxRuntime)."""

@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from explorer.artifacts.layout import (
     SENTENCE_VECTORS,
 )
 from explorer.artifacts.manifest import Manifest
-from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
+from explorer.artifacts.store import Artifacts, load_artifacts, read_manifest, rebuild_hint
 from explorer.batching import IN_PROGRESS
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
@@ -67,6 +68,23 @@ def _answering(verb: Callable) -> Callable:
     return counted
 
 
+def _warming(folder: Path, model: str | None, backend: str, batch: bool
+             ) -> tuple[ModelSpec, Future[Embedder]]:
+    """The model of the index in `folder` (as its manifest names it now), being loaded and
+    warmed up on a thread of its own."""
+    spec = comparable_model(read_manifest(folder), folder, model)
+
+    def load() -> Embedder:
+        embedder = Embedder(spec, backend=backend, batch=batch)
+        embedder.warm_up()
+        return embedder
+
+    return spec, _WARMING.submit(load)
+
+
+_WARMING = ThreadPoolExecutor(1, thread_name_prefix="explorer-warm")
+
+
 class Explorer:
     """The engine behind the CLI, the app and notebooks. One Explorer may serve many threads at
     once (the app's sessions share it): queries share no mutable state, and the parts loaded
@@ -95,17 +113,26 @@ class Explorer:
 
     @classmethod
     def open(cls, folder: str | Path = DEFAULT_INDEX_DIR, model: str | None = None,
-             backend: str = AUTO, *, batch: bool = True) -> Explorer:
+             backend: str = AUTO, *, batch: bool = True, warm: bool = False) -> Explorer:
         """Load and check the index in `folder`. The model loads on the first text query.
 
         `model` overrides the model recorded in the manifest; it must be the same model.
         `backend` picks the embedding runtime (embedder.BACKENDS; default: the fastest here).
         `batch`: questions that several threads ask at once share model runs and index scans
-        (False: each runs alone; the answers are the same).
+        (False: each runs alone; the answers are the same). `warm`: load the model now, on a
+        thread while the index loads (Embedder.warm_up), not on the first question (the app).
         """
-        explorer = cls(load_artifacts(Path(folder)), model=model, backend=backend, batch=batch)
+        folder = Path(folder)
+        warming = _warming(folder, model, backend, batch) if warm else None
+        explorer = cls(load_artifacts(folder), model=model, backend=backend, batch=batch)
         if model is not None:
             explorer.check_model(model)
+        if warming is not None:
+            spec, loading = warming
+            embedder = loading.result()
+            if spec == explorer.check_model(model):  # else a build swapped the index meanwhile
+                explorer._embedder = embedder
+            _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
         return explorer
 
     # -- what is loaded -------------------------------------------------------------

@@ -71,12 +71,16 @@ class PaperRows:
 
     def _own_rows(self) -> dict[str, int]:
         if self._own is None:
-            ids = getattr(self._papers, "ids", None)
-            listed = ids() if ids is not None else [p.paper_id for p in self._papers]
-            own = {paper_id: row for row, paper_id in enumerate(listed)}
-            with self._lock:
-                self._own = self._own or own
+            with self._lock:  # a second caller waits for the first's table
+                if self._own is None:
+                    ids = getattr(self._papers, "ids", None)
+                    listed = ids() if ids is not None else [p.paper_id for p in self._papers]
+                    self._own = {paper_id: row for row, paper_id in enumerate(listed)}
         return self._own
+
+    def warm_up(self) -> None:
+        """Build the table of the papers' own ids now."""
+        self._own_rows()
 
     @property
     def _rows(self) -> dict[str, int]:
