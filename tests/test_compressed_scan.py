@@ -6,6 +6,7 @@ COMPRESS_AFTER searches, while other threads keep searching; small and HNSW inde
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -153,3 +154,21 @@ def test_a_question_counts_once_per_thread_however_deep_its_calls():
         thread.join()
         assert IN_PROGRESS.alone()
     assert IN_PROGRESS.alone()
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no per-thread priority here")
+def test_the_copy_is_made_at_the_lowest_priority(monkeypatch, corpus):
+    """The background copy never competes with the questions being answered."""
+    vectors, queries = corpus
+    monkeypatch.setattr(dense, "COMPRESS_AFTER", 1)
+    index = VectorIndex.build(vectors)
+    seen: list[int] = []
+    compress = index.compress
+    monkeypatch.setattr(index, "compress", lambda: seen.append(
+        os.getpriority(os.PRIO_PROCESS, threading.get_native_id())) or compress())
+    index.search(queries[0], 10)
+    deadline = time.monotonic() + 60
+    while not index.compressed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert seen == [19] and index.compressed
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # this thread's own

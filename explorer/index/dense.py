@@ -153,7 +153,17 @@ class VectorIndex:
             self._searches += 1
             if self._searches != COMPRESS_AFTER:
                 return
-        threading.Thread(target=self.compress, name="explorer-compress", daemon=True).start()
+        threading.Thread(target=self._compress_in_background, name="explorer-compress",
+                         daemon=True).start()
+
+    def _compress_in_background(self) -> None:
+        """compress, on a thread that yields the cores to the questions being answered
+        (lowest priority where the system gives threads their own, as Linux does)."""
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):  # no per-thread priority here: run as is
+            pass
+        self.compress()
 
     def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None,
                 alone: bool):
