@@ -129,7 +129,7 @@ class VectorIndex:
             parts = _parts(self.count, 1)
             if self._compressed is None and self.kind == EXACT and parts > 0:
                 vectors = self.vectors()
-                if float(np.abs(vectors).max()) <= FP16_LARGEST:
+                if _largest(vectors) <= FP16_LARGEST:
                     self._compressed = _Compressed(vectors, parts, self.longest())
             return self._compressed is not None
 
@@ -141,9 +141,8 @@ class VectorIndex:
     def longest(self) -> float:
         """The largest norm of a stored vector."""
         if self._longest is None:
-            vectors = self.vectors()
             norms = [np.sqrt((block * block).sum(axis=1)).max(initial=0.0)
-                     for block in np.array_split(vectors, max(1, len(vectors) // 8192))]
+                     for block in _blocks(self.vectors())]
             self._longest = float(max(norms, default=0.0))
         return self._longest
 
@@ -340,6 +339,16 @@ class _Compressed:
 
         found = _each(part, self.parts, parallel)
         return _merged(found, self.bounds, len(queries), self.margin * np.linalg.norm(queries, axis=1))
+
+
+def _blocks(vectors: np.ndarray) -> list[np.ndarray]:
+    """Views of `vectors` (n, d) by ~8,192 rows: a temporary per block, not per matrix."""
+    return np.array_split(vectors, max(1, len(vectors) // 8192))
+
+
+def _largest(vectors: np.ndarray) -> float:
+    """The largest absolute component of `vectors`."""
+    return float(max((np.abs(block).max(initial=0.0) for block in _blocks(vectors)), default=0.0))
 
 
 def _rounding(dimension: int) -> float:
