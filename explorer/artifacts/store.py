@@ -151,9 +151,10 @@ def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
     opened = _open_files(folder, manifest)  # every file at once, right after the manifest
     rest = {role: item for role, item in opened.items() if role != PAPERS}
     try:
-        # The other files are checked and read on a thread of their own while this one parses
-        # the papers: checksums, file reads and FAISS's reader release the GIL, so a cold start
-        # pays for the longer of the two, not their sum. A file failing its checksum is the
+        # The other files are checked and read on a thread of their own while this one checks
+        # and reads the papers file (its records are parsed when read: PaperList): checksums,
+        # file reads and FAISS's reader release the GIL, so a cold start pays for the longer
+        # of the two, not their sum. A file failing its checksum is the
         # error reported, even when the papers cannot be parsed either.
         with ThreadPoolExecutor(1, thread_name_prefix="explorer-load") as pool:
             loaded = pool.submit(_check_and_load_rest, folder, rest, manifest.index_type, hint)

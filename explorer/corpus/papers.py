@@ -108,8 +108,8 @@ def countable_year(value: Any) -> int | None:
 
 def facet_values(papers: Iterable[Paper]) -> dict[str, list]:
     """What the index keeps of `papers` for filters and year charts: the venues, source files
-    and years present, each sorted, and `year_counts` ([year, papers] by year, as `dated`
-    reads a year; the papers it cannot date: `undated`)."""
+    and years present, each sorted, and `year_counts` ([year, papers] by year, as
+    `countable_year` reads a year; the papers it cannot date: `undated`)."""
     venues: set[str] = set()
     sources: set[str] = set()
     years: set[int] = set()

@@ -13,14 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
 
 import faiss
 import numpy as np
 
 from explorer.batching import IN_PROGRESS
-
-T = TypeVar("T")
 
 EXACT = "flat"
 HNSW = "hnsw"
@@ -271,20 +268,27 @@ def _scan(vectors: np.ndarray, queries: np.ndarray, top_k: int, parts: int, para
     rows (m, parts * kept)) and, per query, the highest score a row left out may have."""
     bounds = _bounds(len(vectors), parts)
 
-    def part(i: int) -> tuple[np.ndarray, np.ndarray]:
-        faiss.omp_set_num_threads(1)  # per thread: this worker's own FAISS calls
-        start, end = bounds[i], bounds[i + 1]
-        scores, rows = faiss.knn(queries, vectors[start:end], min(top_k + RESCORED, end - start),
-                                 metric=faiss.METRIC_INNER_PRODUCT)
-        return scores, np.where(rows >= 0, rows + start, -1)
+    def search(start: int, end: int, kept: int) -> tuple[np.ndarray, np.ndarray]:
+        return faiss.knn(queries, vectors[start:end], kept, metric=faiss.METRIC_INNER_PRODUCT)
 
-    found = _each(part, parts, parallel)
+    found = _ranges(search, bounds, top_k, parallel)
     rows, floors = _merged(found, bounds, len(queries), 0.0)
     return np.concatenate([f[0] for f in found], axis=1), rows, floors
 
 
-def _each(part: Callable[[int], T], parts: int, parallel: bool) -> list[T]:
-    """[part(0), ..., part(parts - 1)], in parallel threads or in this one."""
+def _ranges(search: Callable[[int, int, int], tuple[np.ndarray, np.ndarray]], bounds: list[int],
+            top_k: int, parallel: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """search(start, end, kept) of each row range (its top top_k + RESCORED, rows counted
+    from the range's start) -> (scores, rows of the whole index) per range, the ranges in
+    parallel threads or in this one."""
+
+    def part(i: int) -> tuple[np.ndarray, np.ndarray]:
+        faiss.omp_set_num_threads(1)  # per thread: this worker's own FAISS calls
+        start, end = bounds[i], bounds[i + 1]
+        scores, rows = search(start, end, min(top_k + RESCORED, end - start))
+        return scores, np.where(rows >= 0, rows + start, -1)
+
+    parts = len(bounds) - 1
     if parallel and parts > 1:
         return list(_pool().map(part, range(parts)))
     return [part(i) for i in range(parts)]
@@ -313,12 +317,12 @@ class _Compressed:
     def __init__(self, vectors: np.ndarray, parts: int, longest: float) -> None:
         self.parts = parts
         self.bounds = _bounds(len(vectors), parts)
-        self.indexes = []
+        self.indexes = {}  # the range's start -> its copy
         for start, end in zip(self.bounds, self.bounds[1:]):
             index = faiss.IndexScalarQuantizer(vectors.shape[1], faiss.ScalarQuantizer.QT_fp16,
                                                faiss.METRIC_INNER_PRODUCT)
             index.add(vectors[start:end])
-            self.indexes.append(index)
+            self.indexes[start] = index
         # a row's exact score <= its fp16 score + |q| * margin: the copy's error
         # (|v - fp16(v)| <= FP16_ERROR |v| + sqrt(d) FP16_SPACING) and both sums' rounding
         dimension = vectors.shape[1]
@@ -331,13 +335,10 @@ class _Compressed:
         out: the top top_k + RESCORED of each range by fp16 score (ranges in parallel threads
         if `parallel`)."""
 
-        def part(i: int) -> tuple[np.ndarray, np.ndarray]:
-            faiss.omp_set_num_threads(1)
-            start, end = self.bounds[i], self.bounds[i + 1]
-            scores, rows = self.indexes[i].search(queries, min(top_k + RESCORED, end - start))
-            return scores, np.where(rows >= 0, rows + start, -1)
+        def search(start: int, end: int, kept: int) -> tuple[np.ndarray, np.ndarray]:
+            return self.indexes[start].search(queries, kept)
 
-        found = _each(part, self.parts, parallel)
+        found = _ranges(search, self.bounds, top_k, parallel)
         return _merged(found, self.bounds, len(queries), self.margin * np.linalg.norm(queries, axis=1))
 
 

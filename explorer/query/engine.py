@@ -125,12 +125,11 @@ class Explorer:
         folder = Path(folder)
         warming = _warming(folder, model, backend, batch) if warm else None
         explorer = cls(load_artifacts(folder), model=model, backend=backend, batch=batch)
-        if model is not None:
-            explorer.check_model(model)
+        spec = explorer.check_model(model) if model is not None or warming else None
         if warming is not None:
-            spec, loading = warming
+            warmed, loading = warming
             embedder = loading.result()
-            if spec == explorer.check_model(model):  # else a build swapped the index meanwhile
+            if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._embedder = embedder
             _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
         return explorer

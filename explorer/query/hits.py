@@ -93,20 +93,25 @@ class FacetTable:
     def years(self) -> np.ndarray:
         return np.array([p.year or 0 for p in self._papers], dtype=np.int64)
 
+    @cached_property
+    def _computed(self) -> dict[str, Any]:
+        """facet_values of the papers, for an index that does not store them (read once)."""
+        return facet_values(self._papers)
+
     def values(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
         keys = ("venues", "sources", "years")
-        if all(isinstance(self._stored.get(key), list) for key in keys):
-            return {key: list(self._stored[key]) for key in keys}
-        return {key: facet_values(self._papers)[key] for key in keys}
+        fits = all(isinstance(self._stored.get(key), list) for key in keys)
+        facets = self._stored if fits else self._computed
+        return {key: list(facets[key]) for key in keys}
 
     def year_counts(self) -> tuple[dict[int, int], int]:
         """Papers per year ({year: papers}, as corpus.papers.countable_year reads a year) and
         the papers without one."""
         stored = self._stored
-        if not (isinstance(stored.get("year_counts"), list) and type(stored.get("undated")) is int):
-            stored = facet_values(self._papers)
-        return {int(year): int(count) for year, count in stored["year_counts"]}, stored["undated"]
+        fits = isinstance(stored.get("year_counts"), list) and type(stored.get("undated")) is int
+        facets = stored if fits else self._computed
+        return {int(year): int(count) for year, count in facets["year_counts"]}, facets["undated"]
 
     def allowed_rows(self, filters: Filters | None) -> np.ndarray | None:
         """Rows that pass `filters`; None when nothing is filtered."""
