@@ -1,4 +1,4 @@
-"""The fp16 first pass of a big exact index (dense._Compressed): its answers are bit for bit
+"""The fp16 first pass of a big exact index (scan.Compressed): its answers are bit for bit
 those of the float32 scan, alone and in batches, with ties and near-ties finer than fp16 can
 tell apart, and when its candidates are not enough; it is made on its own after
 COMPRESS_AFTER searches, while other threads keep searching; small and HNSW indexes keep none.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from explorer.batching import IN_PROGRESS
-from explorer.index import dense
+from explorer.index import dense, scan
 from explorer.index.dense import VectorIndex
 
 DIMENSION = 64
@@ -25,7 +25,7 @@ def _corpus(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     across the ranges and a cluster of 300 near-duplicates (5e-5 apart, so fp16 rounding
     reorders them), and queries near corpus points (some at the near-duplicates)."""
     rng = np.random.default_rng(seed)
-    count = dense.SPLIT_ROWS + 5000
+    count = scan.SPLIT_ROWS + 5000
     centres = rng.normal(size=(60, DIMENSION))
     vectors = centres[rng.integers(0, 60, count)] + 0.7 * rng.normal(size=(count, DIMENSION))
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -46,13 +46,13 @@ def corpus() -> tuple[np.ndarray, np.ndarray]:
 def _fallbacks(monkeypatch) -> list[int]:
     """Queries searched again alone over the float32 vectors, from now on."""
     calls: list[int] = []
-    split = dense._split_search
+    split = scan.split_search
 
     def counted(vectors, queries, *args, **kwargs):
         calls.append(len(queries))
         return split(vectors, queries, *args, **kwargs)
 
-    monkeypatch.setattr(dense, "_split_search", counted)
+    monkeypatch.setattr(scan, "split_search", counted)
     return calls
 
 
@@ -70,7 +70,7 @@ def test_the_compressed_scan_answers_as_the_float32_scan(monkeypatch, corpus, to
     assert compressed.compress() and compressed.compressed and not plain.compressed
     expected = [plain.search(query, top_k) for query in queries]
     fallbacks = _fallbacks(monkeypatch)
-    for size in (1, 2, 5, dense.FEW_QUERIES):
+    for size in (1, 2, 5, scan.FEW_QUERIES):
         for start in range(0, len(queries), size):
             scores, rows = compressed.search(queries[start:start + size], top_k)
             for i, (want_scores, want_rows) in enumerate(expected[start:start + size]):
@@ -85,9 +85,9 @@ def test_candidates_that_are_not_enough_are_searched_again(monkeypatch, corpus):
     vectors, queries = corpus
     plain, compressed = _plain(vectors), VectorIndex.build(vectors)
     compressed.compress()
-    queries = queries[:dense.FEW_QUERIES]
+    queries = queries[:scan.FEW_QUERIES]
     expected = [plain.search(query, 50) for query in queries]
-    monkeypatch.setattr(dense, "RESCORED", 0)
+    monkeypatch.setattr(scan, "RESCORED", 0)
     fallbacks = _fallbacks(monkeypatch)
     scores, rows = compressed.search(queries, 50)
     np.testing.assert_array_equal(rows, np.vstack([want[1] for want in expected]))
@@ -128,7 +128,7 @@ def test_the_copy_is_made_after_some_searches_while_threads_search(monkeypatch, 
 
 def test_small_and_graph_indexes_keep_no_copy(corpus):
     vectors, _ = corpus
-    assert not VectorIndex.build(vectors[:dense.SPLIT_ROWS - 1]).compress()
+    assert not VectorIndex.build(vectors[:scan.SPLIT_ROWS - 1]).compress()
     assert not VectorIndex.build(vectors[:2000], dense.HNSW).compress()
     huge = vectors.copy()
     huge[5] *= 1e6  # beyond fp16: scanned in float32 only
@@ -158,17 +158,20 @@ def test_a_question_counts_once_per_thread_however_deep_its_calls():
 
 @pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no per-thread priority here")
 def test_the_copy_is_made_at_the_lowest_priority(monkeypatch, corpus):
-    """The background copy never competes with the questions being answered."""
+    """The background copy never competes with the questions being answered, and its thread
+    is not a daemon (the interpreter waits for it at exit, not freeing the vectors under it)."""
     vectors, queries = corpus
     monkeypatch.setattr(dense, "COMPRESS_AFTER", 1)
     index = VectorIndex.build(vectors)
     seen: list[int] = []
+    daemons: list[bool] = []
     compress = index.compress
-    monkeypatch.setattr(index, "compress", lambda: seen.append(
+    monkeypatch.setattr(index, "compress", lambda: daemons.append(
+        threading.current_thread().daemon) or seen.append(
         os.getpriority(os.PRIO_PROCESS, threading.get_native_id())) or compress())
     index.search(queries[0], 10)
     deadline = time.monotonic() + 60
     while not index.compressed and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert seen == [19] and index.compressed
+    assert seen == [19] and daemons == [False] and index.compressed
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # this thread's own

@@ -144,7 +144,7 @@ def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_e
     bit for bit those of its search alone, on each path (small flat; a big flat index split
     into parallel ranges or, from BLAS_QUERIES queries, candidates from one BLAS product
     scored again; HNSW), with duplicated rows for ties."""
-    from explorer.index import dense
+    from explorer.index import dense, scan
 
     vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
     rng = np.random.default_rng(3)
@@ -152,17 +152,17 @@ def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_e
     queries = queries + 0.05 * rng.normal(size=queries.shape).astype(np.float32)
     for kind in ("flat", "hnsw"):
         _alone_and_batched(dense.VectorIndex.build(vectors, kind), queries, 30, kind)
-    big = rng.normal(size=(dense.SPLIT_ROWS + 5000, 64)).astype(np.float32)
+    big = rng.normal(size=(scan.SPLIT_ROWS + 5000, 64)).astype(np.float32)
     big /= np.linalg.norm(big, axis=1, keepdims=True)
     big[-300:] = big[:300]  # ties across the parallel ranges
     big_queries = big[rng.choice(len(big), dense.FEW_QUERIES)] + 0.3 * rng.normal(
         size=(dense.FEW_QUERIES, 64)).astype(np.float32)
     index = dense.VectorIndex.build(big, "flat")
-    assert dense._parts(index.count, dense.FEW_QUERIES) >= 1
+    assert scan.parts(index.count, dense.FEW_QUERIES) >= 1
     _alone_and_batched(index, big_queries, 200, "big flat")
-    monkeypatch.setattr(dense, "RESCORED", 0)  # no room: every batched query searched again
+    monkeypatch.setattr(scan, "RESCORED", 0)  # no room: every batched query searched again
     _alone_and_batched(index, big_queries, 200, "big flat, no room")
-    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds as a big index
+    monkeypatch.setattr(scan, "SPLIT_ROWS", 16)  # the seeds as a big index
     _alone_and_batched(dense.VectorIndex.build(vectors, "flat"), queries, 30, "split seeds")
 
 
@@ -197,12 +197,12 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
     vector in a batch of several differs from its vector alone in the last bits), and the
     threads' questions were in fact batched, in the model and in the index. The automatic
     backend first: the one every session gets (it must not depend on a text's batch-mates)."""
-    from explorer.index import dense
+    from explorer.index import scan
 
     _loadable(backend)
     if backend != AUTO and backend == auto_backends()[0]:
         pytest.skip(f"{backend} is the automatic backend here: tested as auto")
-    monkeypatch.setattr(dense, "SPLIT_ROWS", 16)  # the seeds take the big index's path
+    monkeypatch.setattr(scan, "SPLIT_ROWS", 16)  # the seeds take the big index's path
     alone = Explorer.open(seeds_index, backend=backend, batch=False)
     expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
     sizes = _recording(monkeypatch)

@@ -149,15 +149,15 @@ def test_a_vectors_view_outlives_its_index():
 @pytest.mark.parametrize("parts", [2, 3])
 def test_a_big_exact_index_searched_in_parallel_parts_equals_one_search(monkeypatch, corpus,
                                                                        parts):
-    from explorer.index import dense as index_module
+    from explorer.index import scan
 
     vectors, queries = corpus
     doubled = np.vstack([vectors, vectors])  # every score tied with a second row
     whole = VectorIndex.build(doubled, EXACT)
     expected = whole.search(queries[:4], TOP_K)
-    monkeypatch.setattr(index_module, "SPLIT_ROWS", 1000)
-    monkeypatch.setattr(index_module.os, "cpu_count", lambda: parts)
-    assert index_module._parts(len(doubled), 1) == parts
+    monkeypatch.setattr(scan, "SPLIT_ROWS", 1000)
+    monkeypatch.setattr(scan.os, "cpu_count", lambda: parts)
+    assert scan.parts(len(doubled), 1) == parts
     scores, rows = whole.search(queries[:4], TOP_K)
     np.testing.assert_allclose(scores, expected[0], rtol=1e-6)
     for query, found, plain in zip(queries[:4], rows, expected[1]):
