@@ -168,7 +168,9 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     for note in (page.query_note(location.query), explorer.query_note(location.query)):
         if note:
             st.info(note, icon=":material/info:")
-    years_ui(explorer, location, "search", location.query)
+    # The years chart sits above the cards but is drawn after them: the browser's first Plotly
+    # chart (loading its script) held the cards back by about a second on two cores.
+    chart = st.empty()
     hits = ranked(explorer, location, "search", location.query)
     if not hits:
         st.warning(page.NO_MATCH)
@@ -180,6 +182,8 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     if explained < len(hits):
         st.caption(page.ON_DEMAND_NOTE.format(count=explained, command=hint))
     hits_ui(location, hits, lit(explorer, hits, location.query), "q")
+    with chart.container():
+        years_ui(explorer, location, "search", location.query)
 
 
 def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -205,9 +209,11 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
-    years_ui(explorer, location, "similar", paper.paper_id)
+    chart = st.empty()
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
+    with chart.container():
+        years_ui(explorer, location, "similar", paper.paper_id)
 
 
 def relatives_ui(location: Location, shown: Sequence[twins.Shown], key: str) -> None:
@@ -270,11 +276,14 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
         hits = ranked(explorer, location, "recommend", location.like, location.unlike, location.steer)
         st.markdown("#### Recommended from the marked set")
-        years_ui(explorer, location, "recommend", location.like, location.unlike, location.steer)
+        chart = st.empty()
         downloads_ui(hits, root, "recommendations", "recs")
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
                 terms=False)
+        with chart.container():
+            years_ui(explorer, location, "recommend", location.like, location.unlike,
+                     location.steer)
 
 
 # -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
@@ -514,7 +523,18 @@ def error_ui(exc: ExplorerError, folder: str) -> None:
         st.code(command, language="bash")
 
 
+def skip_repl_check() -> None:
+    """Streamlit asks once per process, at the first element, whether it runs in a Python REPL
+    (to warn that an app needs `streamlit run`), with inspect.stack(), which maps every loaded
+    module to its file: 0.2-0.3 s of the first page here (faiss, scipy and OpenVINO are
+    loaded by then). The app only runs under `streamlit run`, so the question is settled."""
+    import streamlit.delta_generator as generator  # private: if renamed, the check just runs
+
+    generator._use_warning_has_been_displayed = True
+
+
 def main() -> None:
+    skip_repl_check()
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
     folder = DEFAULT_INDEX_DIR
     try:

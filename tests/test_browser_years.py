@@ -77,9 +77,11 @@ def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, ye
     box.press("Enter")
     page.locator(CHART).wait_for()
     page.get_by_text("Click a bar to show that year only.").wait_for()
-    settled_cards(page, 10)
+    cards = settled_cards(page, 10)
     before = page.locator(CARDS).all_inner_texts()
     shot(page, "years-01-results-and-chart")
+    # drawn after the cards (streamlit_app.ask_ui), shown above them
+    assert page.locator(CHART).bounding_box()["y"] < cards.first.bounding_box()["y"]
 
     years = bar_years(page)
     # the fullest year that is neither the corpus's first nor its last (a bound at the edge

@@ -269,6 +269,30 @@ def test_a_page_of_hits_embeds_its_sentences_in_one_run_and_keeps_them(
         len(split_sentences(p.abstract)) for p in explorer.papers)
 
 
+def test_a_page_draws_its_first_card_after_embedding_only_that_papers_sentences(
+        few_seeds: Path, tmp_path: Path, monkeypatch):
+    """The app's cards (ui.results.lit): the first hit's sentences in a run of their own, so
+    its card is drawn at once, then the other hits' in one run; the same highlights as the
+    library's explain_hits; a second view embeds nothing."""
+    from explorer.ui.results import lit
+
+    out = tmp_path / "bare"
+    build([few_seeds], out, "default", sentences=False)
+    explorer = Explorer.open(out)
+    hits = explorer.search(QUERY, 5)
+    sizes = [len(split_sentences(explorer.paper(h.paper_id).abstract)) for h in hits]
+    expected = explain_hits(Explorer.open(out), hits, query=QUERY)  # another Explorer's
+    runs = _count_model_runs(monkeypatch, "embed_sentences")
+    cards = lit(explorer, hits, QUERY)
+    first = next(cards)
+    assert runs == [sizes[0]]  # the first card is drawn before the others are embedded
+    lights = [first, *cards]
+    assert runs == [sizes[0], sum(sizes[1:])]
+    assert [spans for spans, _ in lights] == [
+        [(s["start"], s["end"]) for s in x["sentences"]] for x in expected]
+    assert list(lit(explorer, hits, QUERY)) == lights and len(runs) == 2  # kept
+
+
 def test_sentences_kept_are_bounded_and_stored_ones_are_never_embedded():
     """Plumbing of query/sentence_vectors.py with a stand-in model (counts what it embeds)."""
     from explorer.query.sentence_vectors import SentenceVectors
