@@ -142,6 +142,13 @@ def test_absolute_fusion_by_hand():
     assert scores.tolist() == pytest.approx([0.6, 0.5, 0.45, 0.4])
     rows, _ = absolute_fusion(dense, (np.array([], dtype=int), np.array([])), 0.0)
     assert rows.tolist() == [1, 2, 3]  # no lexical match: the cosine order
+    # a three-way tie at 0.5 keeps first appearance: the dense rows, then the lexical-only row
+    rows, scores = absolute_fusion((np.array([5, 6]), np.array([0.5, 0.25], dtype=np.float32)),
+                                   (np.array([7, 6]), np.array([1.0, 1.0])), 4.0, 1.0)
+    assert rows.tolist() == [5, 6, 7] and scores.tolist() == [0.5, 0.5, 0.5]
+    rows, scores = absolute_fusion((np.array([], dtype=int), np.array([], dtype=np.float32)),
+                                   (np.array([4, 2]), np.array([2.0, 1.0])), 4.0, 1.0)
+    assert rows.tolist() == [4, 2] and scores.tolist() == [0.5, 0.25]  # no dense rows: from 0
 
 
 def test_a_weak_lexical_match_does_not_outrank_a_far_higher_cosine():

@@ -81,8 +81,11 @@ class DenseChannel:
         else:
             scores, rows = (found[0] for found in
                             self.index.search(request.vector, depth + extra, allowed))
-        keep = [i for i, row in enumerate(rows) if row >= 0 and row not in excluded][:depth]
-        return rows[keep].astype(np.int64), scores[keep]
+        keep = rows >= 0
+        if excluded:
+            keep &= ~np.isin(rows, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
+        rows, scores = rows[keep][:depth], scores[keep][:depth]
+        return rows.astype(np.int64), scores
 
     def _search_all(self, asks: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Unfiltered searches for (vector (d,), depth) pairs -> (scores, rows) of each: one

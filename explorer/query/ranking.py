@@ -126,21 +126,35 @@ def absolute_fusion(dense: tuple[np.ndarray, np.ndarray], lexical: tuple[np.ndar
     `plausibility` maps cosines (m,) to factors in [0, 1] that scale each row's lexical share
     (plausible_by): shared words then lift a paper only as far as its meaning is already
     plausible for the query. None: every row gets its whole share.
-    Returns (rows, fused scores), best first; ties keep first appearance (dense first)."""
-    dense_rows, cosines = (np.asarray(a) for a in dense)
-    lexical_rows, bm25 = (np.asarray(a) for a in lexical)
+    Returns (rows, fused scores), best first; ties keep first appearance (dense first).
+    Each channel's rows are distinct."""
+    dense_rows, cosines = np.asarray(dense[0], dtype=np.int64), np.asarray(dense[1])
+    lexical_rows = np.asarray(lexical[0], dtype=np.int64)
     floor = float(cosines.min()) if len(cosines) else 0.0
-    fused = {int(r): float(c) for r, c in zip(dense_rows, cosines)}
-    base = np.array([fused.get(int(row), floor) for row in lexical_rows], dtype=np.float64)
+    cosines = cosines.astype(np.float64)
+    at, shared = _positions(dense_rows, lexical_rows)  # each lexical row's place in dense
+    base = np.full(len(lexical_rows), floor)
+    base[shared] = cosines[at[shared]]
     share = np.full(len(lexical_rows), lexical_weight / ceiling if ceiling > 0 else 0.0)
     if plausibility is not None and len(base):
         share *= np.clip(np.asarray(plausibility(base), dtype=np.float64), 0.0, 1.0)
-    for row, own, lift in zip(lexical_rows, base, share * np.asarray(bm25, dtype=np.float64)):
-        fused[int(row)] = float(own) + float(lift)
-    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
-    values = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    lifted = base + share * np.asarray(lexical[1], dtype=np.float64)
+    cosines[at[shared]] = lifted[shared]
+    rows = np.concatenate([dense_rows, lexical_rows[~shared]])
+    values = np.concatenate([cosines, lifted[~shared]])
     order = np.argsort(-values, kind="stable")
     return rows[order], values[order]
+
+
+def _positions(rows: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of `wanted`, its position in `rows` (distinct) and whether it is there at all
+    (position 0 where not)."""
+    if len(rows) == 0:
+        return np.zeros(len(wanted), dtype=np.int64), np.zeros(len(wanted), dtype=bool)
+    order = np.argsort(rows, kind="stable")
+    slots = np.minimum(np.searchsorted(rows[order], wanted), len(rows) - 1)
+    found = rows[order][slots] == wanted
+    return np.where(found, order[slots], 0), found
 
 
 def plausible_by(quantiles: Sequence[float], power: float) -> Callable[[np.ndarray], np.ndarray]:
