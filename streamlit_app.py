@@ -89,14 +89,17 @@ def on_year_click(key: str, view: years.YearView, facets: dict) -> None:
 
 
 # -- building blocks --------------------------------------------------------------------------------
-def years_ui(explorer: Explorer, location: Location, verb: str, *subject) -> None:
-    """The years chart of a ranking (none when its papers have no years); a click on a bar
-    shows that year only, through the sidebar's year slider."""
+def years_ui(slot, explorer: Explorer, location: Location, verb: str, *subject) -> None:
+    """The years chart of a ranking, in `slot` (st.empty(); left empty when its papers have no
+    years); a click on a bar shows that year only, through the sidebar's year slider.
+
+    The slot sits above the cards, and the chart is drawn after them: the browser's first
+    Plotly chart (loading its script) held the cards back by about a second on two cores."""
     view = years.year_view(explorer, location, verb, *subject)
     if view is None:
         return
     facets, key = public.public_facets(explorer), f"years-{st.session_state.get('map_version', 0)}"
-    with st.container(key="years-chart"):
+    with slot.container(key="years-chart"):
         st.plotly_chart(years.chart(view.years, view.year_min, view.year_max), key=key,
                         selection_mode="points", config=years.CONFIG,
                         on_select=lambda: on_year_click(key, view, facets))
@@ -168,9 +171,7 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     for note in (page.query_note(location.query), explorer.query_note(location.query)):
         if note:
             st.info(note, icon=":material/info:")
-    # The years chart sits above the cards but is drawn after them: the browser's first Plotly
-    # chart (loading its script) held the cards back by about a second on two cores.
-    chart = st.empty()
+    chart = st.empty()  # the years chart, drawn after the cards (years_ui)
     hits = ranked(explorer, location, "search", location.query)
     if not hits:
         st.warning(page.NO_MATCH)
@@ -182,8 +183,7 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     if explained < len(hits):
         st.caption(page.ON_DEMAND_NOTE.format(count=explained, command=hint))
     hits_ui(location, hits, lit(explorer, hits, location.query), "q")
-    with chart.container():
-        years_ui(explorer, location, "search", location.query)
+    years_ui(chart, explorer, location, "search", location.query)
 
 
 def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -212,8 +212,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     chart = st.empty()
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
-    with chart.container():
-        years_ui(explorer, location, "similar", paper.paper_id)
+    years_ui(chart, explorer, location, "similar", paper.paper_id)
 
 
 def relatives_ui(location: Location, shown: Sequence[twins.Shown], key: str) -> None:
@@ -281,9 +280,8 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
         steered = bool(location.steer.strip())  # highlight the sentence closest to the words
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
                 terms=False)
-        with chart.container():
-            years_ui(explorer, location, "recommend", location.like, location.unlike,
-                     location.steer)
+        years_ui(chart, explorer, location, "recommend", location.like, location.unlike,
+                 location.steer)
 
 
 # -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
