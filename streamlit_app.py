@@ -173,7 +173,8 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
             st.info(note, icon=":material/info:")
     chart = st.empty()  # the years chart, drawn after the cards (years_ui)
     hits = ranked(explorer, location, "search", location.query)
-    if not hits:
+    if not hits:  # the chart still shows the years with matches when a year filter has none
+        years_ui(chart, explorer, location, "search", location.query)
         st.warning(page.NO_MATCH)
         return
     with st.container(horizontal=True, vertical_alignment="center"):

@@ -30,6 +30,7 @@ from explorer.query.years import (
 )
 from explorer.ui import years as ui_years
 from explorer.ui.links import Location
+from explorer.ui.page import NO_MATCH
 from explorer.ui.public import public_facets
 from explorer.ui.results import pool, ranked
 from tests.years_fixtures import ODD_YEARS, years_index  # noqa: F401 (a fixture)
@@ -212,6 +213,19 @@ def test_the_app_draws_the_chart_and_hides_it_without_years(years_index, seeds_i
     for params in ({"paper": paper_id}, {"view": "marked", "like": paper_id}):
         other = run_app(years_index, monkeypatch, params)
         assert len(other.get("plotly_chart")) == 1, params  # the neighbourhood's, the marked's
+    # a venue with no paper in a year it lacks: no card, but the chart (year filter lifted)
+    # shows the years that venue has
+    explorer = Explorer.open(years_index)
+    years_of: dict[str, set[int]] = {}
+    for paper in explorer.papers:
+        if paper.year is not None:
+            years_of.setdefault(paper.venue, set()).add(paper.year)
+    venue, years = max(years_of.items(), key=lambda item: len(item[1]))
+    empty = next(y for y in range(min(years), max(years) + 1) if y not in years)
+    nothing = run_app(years_index, monkeypatch, {"q": QUESTIONS[0], "venue": venue,
+                                                 "year": f"{empty}-{empty}"})
+    assert any(w.value == NO_MATCH for w in nothing.warning)
+    assert len(nothing.get("plotly_chart")) == 1
     seeds = ask(run_app(seeds_index, monkeypatch), "which sequence models track groups?")
     assert not seeds.get("plotly_chart") and not seeds.exception
     assert not any(c.value.startswith("Years of the") for c in seeds.caption)
