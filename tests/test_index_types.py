@@ -156,7 +156,7 @@ def test_a_big_exact_index_searched_in_parallel_parts_equals_one_search(monkeypa
     whole = VectorIndex.build(doubled, EXACT)
     expected = whole.search(queries[:4], TOP_K)
     monkeypatch.setattr(scan, "SPLIT_ROWS", 1000)
-    monkeypatch.setattr(scan.os, "cpu_count", lambda: parts)
+    monkeypatch.setattr(scan, "_cores", lambda: parts)
     assert scan.parts(len(doubled), 1) == parts
     scores, rows = whole.search(queries[:4], TOP_K)
     np.testing.assert_allclose(scores, expected[0], rtol=1e-6)

@@ -10,6 +10,7 @@ query gets searched alone, whatever the path, the ranges and the batch.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -41,7 +42,14 @@ def parts(count: int, queries: int) -> int:
     split (0: not split, FAISS's own search)."""
     if count < SPLIT_ROWS or queries > FEW_QUERIES:
         return 0
-    return max(1, min(MAX_PARTS, os.cpu_count() or 1, count // (SPLIT_ROWS // 2)))
+    return max(1, min(MAX_PARTS, _cores(), count // (SPLIT_ROWS // 2)))
+
+
+@functools.cache
+def _cores() -> int:
+    """This machine's CPUs, read once (os.cpu_count reads /sys at every call: 0.05 ms, twice a
+    search)."""
+    return os.cpu_count() or 1
 
 
 def split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, ranges: int,

@@ -243,7 +243,7 @@ class Explorer:
                         paper_query=paper_query, papers=len(self.papers))
         scale = self.scale(kind)
         request = Request(text, vector, dense_scores,
-                          ceiling=lambda: query_ceiling(self.lexical, text),
+                          ceiling=functools.cache(lambda: query_ceiling(self.lexical, text)),
                           reference=_reference(scale))
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
