@@ -61,11 +61,7 @@ def split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, ranges: i
     are exactly those it gets searched alone (ties come lower row first).
     """
     bounds = _bounds(len(vectors), ranges)
-
-    def search(start: int, end: int, kept: int) -> Found:
-        return faiss.knn(queries, vectors[start:end], kept, metric=faiss.METRIC_INNER_PRODUCT)
-
-    found = _ranges(search, bounds, top_k, parallel)
+    found = _ranges(_flat(vectors, queries), bounds, top_k, parallel)
     scores = np.concatenate([f[0] for f in found], axis=1)
     return _best(scores, np.concatenate([f[1] for f in found], axis=1), top_k)
 
@@ -78,12 +74,8 @@ def blas_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, ranges: in
     |BLAS - scan| <= 2 gamma_d |q| |v| (any summation order). `longest`: the largest norm of
     a row of `vectors`."""
     bounds = _bounds(len(vectors), ranges)
-
-    def search(start: int, end: int, kept: int) -> Found:
-        return faiss.knn(queries, vectors[start:end], kept, metric=faiss.METRIC_INNER_PRODUCT)
-
     with _blas(vectors.shape[1]):
-        found = _ranges(search, bounds, top_k, parallel)
+        found = _ranges(_flat(vectors, queries), bounds, top_k, parallel)
     margins = _rounding(vectors.shape[1]) * np.linalg.norm(queries, axis=1) * longest
     rows, ceilings = _merged(found, bounds, len(queries), margins)
     return rescored(vectors, queries, top_k, rows, ceilings, parallel)
@@ -171,6 +163,15 @@ def threads(count: int | None) -> Iterator[None]:
         yield
     finally:
         faiss.omp_set_num_threads(previous)
+
+
+def _flat(vectors: np.ndarray, queries: np.ndarray) -> Callable[[int, int, int], Found]:
+    """_ranges' search(start, end, kept) of `queries` over the float32 rows start..end."""
+
+    def search(start: int, end: int, kept: int) -> Found:
+        return faiss.knn(queries, vectors[start:end], kept, metric=faiss.METRIC_INNER_PRODUCT)
+
+    return search
 
 
 def _ranges(search: Callable[[int, int, int], Found], bounds: list[int], top_k: int,
