@@ -9,7 +9,7 @@ Query latency is the query path's cost: the median wall time of embedding one sh
 With several `--models`, each row's ratio and drift are against its own model's baseline, and
 the models' baselines (and backends) ran interleaved in the same rounds. Besides the product's
 backends, `--backends` takes the quantisations it does not ship (benchmarks/quantised.py:
-onnx-int8-s8, onnx-static, openvino-int8, openvino-w8).
+onnx-int8-s8, onnx-static, openvino-w8).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run embed")
     parser.add_argument("--n", type=int, default=1000, help="abstracts (default 1000)")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--backends", default="openvino:32,openvino:8,onnx-int8:32,onnx:32")
+    parser.add_argument("--backends",
+                        default="openvino-int8:32,openvino-int8:8,openvino:32,openvino:8,onnx:32")
     parser.add_argument("--models", default="default",
                         help="comma-separated models, each with its own baseline (e.g. default,mpnet)")
     parser.add_argument("--query-repeats", type=int, default=30,
@@ -49,8 +50,6 @@ def run(argv: list[str]) -> None:
             backend, batch = item.split(":")
             if backend in CANDIDATES:
                 embedder = candidate(backend, spec, int(batch), measured)
-                if embedder is None:
-                    continue
             else:
                 embedder = Embedder(spec, backend=backend, batch_size=int(batch))
             name = f"{prefix}{backend} (batch {batch}, {embedder.precision})"

@@ -76,8 +76,7 @@ def _candidate_rankers(fp32: Explorer, names: list[str]) -> dict:
     rankers = {}
     for name in names:
         model = candidate(name, spec, 32, measured=set())
-        if model is not None:
-            rankers[name] = (model.precision, _ranker(fp32, model.embed_documents(texts), model))
+        rankers[name] = (model.precision, _ranker(fp32, model.embed_documents(texts), model))
     return rankers
 
 

@@ -7,14 +7,11 @@ and pooling), only with another model file:
   (on a CPU without VNNI, the product takes unsigned weights: `backends.int8_weights`);
 - `onnx-static`: ONNX Runtime static int8 (QDQ, per-channel weights, MinMax ranges of the
   activations calibrated on real abstracts and titles);
-- `openvino-int8`: NNCF post-training quantisation (weights and activations, transformer
-  preset, same calibration texts), run by OpenVINO;
 - `openvino-w8`: NNCF int8 weight compression (activations stay float), run by OpenVINO.
 
-The calibration texts are paperlists-ml records not among the measured ones. NNCF is not a
-dependency of the product: the `openvino-*` candidates run only where `nncf` is importable
-(`pip install nncf==3.4.0`), and are skipped with a note elsewhere. The files are kept under
-EXPLORER_CACHE/bench/quantised-FINGERPRINT/.
+(NNCF's static int8, weights and activations, is the product's `openvino-int8` backend:
+explorer/model/quantise.py.) The calibration texts of `onnx-static` are paperlists-ml records
+not among the measured ones. The files are kept under EXPLORER_CACHE/bench/quantised-FINGERPRINT/.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ from explorer.model.export import FP32_FILE, INT8_FILES, TOKENIZER_FILE, ensure_
 from explorer.model.runtimes import ExportedModel
 
 CALIBRATION = 200  # texts: 150 abstracts and 50 titles (short, as questions are)
-CANDIDATES = ("onnx-int8-s8", "onnx-static", "openvino-int8", "openvino-w8")
+CANDIDATES = ("onnx-int8-s8", "onnx-static", "openvino-w8")
 
 
 class Candidate:
@@ -53,18 +50,15 @@ class Candidate:
         return self._model.embed([text], self._batch_size)[0]
 
 
-def candidate(name: str, spec: ModelSpec, batch_size: int, measured: set[str]) -> Candidate | None:
-    """The candidate `name` for the model `spec` (made once), or None when it needs NNCF and
-    NNCF is not installed. `measured`: doc ids of the benchmark's texts (never calibrated on)."""
+def candidate(name: str, spec: ModelSpec, batch_size: int, measured: set[str]) -> Candidate:
+    """The candidate `name` for the model `spec` (made once). `measured`: doc ids of the
+    benchmark's texts (never calibrated on)."""
     folder, meta = ensure_export(spec.path, spec.fingerprint, int8=SIGNED)
     if name == "onnx-int8-s8":
         model = ExportedModel(folder, meta, ONNX_INT8, INT8_FILES[SIGNED])
         return Candidate(name, model, batch_size, model.precision)
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}; expected one of {CANDIDATES}")
-    if name.startswith("openvino") and not _has_nncf():
-        print(f"{name}: skipped, nncf is not installed (pip install nncf==3.4.0)")
-        return None
     work = cache_dir() / "bench" / f"quantised-{spec.fingerprint}"
     work.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(folder / TOKENIZER_FILE, work / TOKENIZER_FILE)
@@ -72,24 +66,14 @@ def candidate(name: str, spec: ModelSpec, batch_size: int, measured: set[str]) -
     if name == "onnx-static":
         file = _made(work / "static-qdq.onnx", lambda tmp: _static(source, tmp, work, measured))
         return Candidate(name, ExportedModel(work, meta, ONNX, file), batch_size, "int8-static")
-    mode = "quantize" if name == "openvino-int8" else "compress"
-    file = _nncf(source, work / f"nncf-{mode}.xml", mode, measured)
-    precision = "int8-static" if mode == "quantize" else "int8-weights"
-    return Candidate(name, ExportedModel(work, meta, OPENVINO, file), batch_size, precision)
+    file = _compressed(source, work / "nncf-compress.xml")
+    return Candidate(name, ExportedModel(work, meta, OPENVINO, file), batch_size, "int8-weights")
 
 
 def _made(target: Path, make: Callable[[Path], None]) -> str:
     if not target.is_file():
         atomic_write(target, make)
     return target.name
-
-
-def _has_nncf() -> bool:
-    try:
-        import nncf  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def _feeds(work: Path, measured: set[str]) -> Iterator[dict[str, np.ndarray]]:
@@ -127,21 +111,16 @@ def _static(source: Path, target: Path, work: Path, measured: set[str]) -> None:
     prepared.unlink()
 
 
-def _nncf(source: Path, target: Path, mode: str, measured: set[str]) -> str:
-    """The NNCF model as OpenVINO IR (`target`, its weights beside it as .bin), made once:
-    written in a temp folder, the .bin moved first and the .xml last."""
+def _compressed(source: Path, target: Path) -> str:
+    """NNCF's int8 weight compression as OpenVINO IR (`target`, its weights beside it as
+    .bin), made once: written in a temp folder, the .bin moved first and the .xml last."""
     if target.is_file():
         return target.name
     import nncf
     import openvino as ov
 
-    model = ov.Core().read_model(str(source))
-    if mode == "quantize":
-        data = list(_feeds(target.parent, measured))
-        model = nncf.quantize(model, nncf.Dataset(data), model_type=nncf.ModelType.TRANSFORMER,
-                              subset_size=len(data))
-    else:
-        model = nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)
+    model = nncf.compress_weights(ov.Core().read_model(str(source)),
+                                  mode=nncf.CompressWeightsMode.INT8_ASYM)
     staging = target.parent / f".{target.stem}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()

@@ -9,7 +9,7 @@ import pytest
 
 from explorer.artifacts.store import load_artifacts
 from explorer.build.builder import build
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, same_text_cosine
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]'")
 
@@ -33,8 +33,9 @@ def test_ray_build_gives_the_local_index(local_ray, seeds_index: Path, tmp_path:
     assert [p.to_dict() for p in remote.papers] == [p.to_dict() for p in local.papers]
     ours, theirs = remote.index.vectors(), local.index.vectors()
     assert ours.shape == theirs.shape
-    np.testing.assert_allclose(ours, theirs, atol=2e-3)
-    assert np.einsum("ij,ij->i", ours, theirs).min() > 0.9999
+    cosine = same_text_cosine(local.manifest.model.precision)  # other batches: rounding
+    np.testing.assert_allclose(ours, theirs, atol=2e-3 if cosine > 0.9995 else 6e-3)
+    assert np.einsum("ij,ij->i", ours, theirs).min() > cosine
     model = remote.manifest.model
     assert model.backend.startswith("ray:") and model.dimension == ours.shape[1]
     assert model.fingerprint == local.manifest.model.fingerprint

@@ -24,7 +24,8 @@ READER = ROOT / "explorer" / "settings.py"
 ALLOWED_WRITES = {("explorer/model/embedder.py", "HF_HUB_OFFLINE"),
                   ("explorer/model/embedder.py", "TRANSFORMERS_OFFLINE"),
                   ("explorer/model/export.py", "HF_HUB_OFFLINE"),
-                  ("explorer/model/export.py", "TRANSFORMERS_OFFLINE")}
+                  ("explorer/model/export.py", "TRANSFORMERS_OFFLINE"),
+                  ("explorer/model/quantise.py", "NNCF_CI")}  # NNCF's telemetry switch
 IMPORT_TIME_READS = {"environ", "environb", "getenv", "getenvb", "getcwd", "cwd", "home",
                      "expanduser", "from_env", "default_cache_dir", "default_data_dir",
                      "thread_limit"}

@@ -29,6 +29,8 @@ INT8_FILE = "model-int8.onnx"  # signed int8 weights (CPUs with VNNI)
 # The dynamic int8 file per weight type (backends.int8_weights) and the precision it is.
 INT8_FILES = {SIGNED: INT8_FILE, UNSIGNED: "model-int8-u8.onnx"}
 INT8_PRECISIONS = {INT8_FILE: "int8-dynamic", "model-int8-u8.onnx": "int8-dynamic-u8"}
+# The static int8 model (quantise.py, OpenVINO IR: its weights beside it, same stem, .bin).
+STATIC_FILE = "model-int8-static.xml"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
 # 2: the graph also outputs TOKEN_STATES; an export of version 1 lacks them and is made anew.
@@ -65,9 +67,11 @@ def load_meta(folder: Path, fingerprint: str) -> dict[str, Any] | None:
 
 
 def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None,
-                  cache_dir: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """Export (and, with `int8`, the weight type "s8" or "u8", quantise) the model unless a
-    valid export exists; the int8 file is INT8_FILES[int8].
+                  static: bool = False, cache_dir: Path | None = None
+                  ) -> tuple[Path, dict[str, Any]]:
+    """Export (and, with `int8`, the weight type "s8" or "u8", quantise dynamically; with
+    `static`, make the static int8 model, STATIC_FILE) the model unless a valid export exists;
+    the dynamic int8 file is INT8_FILES[int8].
 
     Returns (folder, meta). Raises ValueError when the model cannot be expressed this way
     (e.g. an unsupported pooling mode) and ImportError when torch/onnx are missing.
@@ -75,9 +79,10 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None
     if int8 is not None and int8 not in INT8_FILES:
         raise ValueError(f"int8 weights must be one of {tuple(INT8_FILES)}, got {int8!r}")
     name = INT8_FILES.get(int8) if int8 is not None else None
+    wanted = [file for file in (name, STATIC_FILE if static else None) if file is not None]
     folder = export_folder(fingerprint, cache_dir)
     meta = load_meta(folder, fingerprint)
-    if meta is not None and (name is None or name in meta["files"]):
+    if meta is not None and all(file in meta["files"] for file in wanted):
         return folder, meta
     folder.mkdir(parents=True, exist_ok=True)
     with _export_lock(folder):  # another thread or process may have exported meanwhile
@@ -86,7 +91,22 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None
             atomic_write(folder / name, lambda tmp: _quantize(folder / FP32_FILE, tmp, int8))
             meta["files"][name] = (folder / name).stat().st_size
             _write_meta(folder, meta)
+        if static and STATIC_FILE not in meta["files"]:
+            _static(folder, meta)
     return folder, meta
+
+
+def _static(folder: Path, meta: dict[str, Any]) -> None:
+    """Make the static int8 model (quantise.py) and record its two files in `meta`."""
+    from explorer.model.quantise import quantise
+
+    target = folder / STATIC_FILE
+    tokenizer = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+    quantise(folder / FP32_FILE, target, tokenizer, tuple(meta["inputs"]),
+             int(meta["max_seq_length"]))
+    for file in (target, target.with_suffix(".bin")):
+        meta["files"][file.name] = file.stat().st_size
+    _write_meta(folder, meta)
 
 
 @contextmanager

@@ -29,6 +29,7 @@ from explorer.model.export import (
     FP32_FILE,
     INT8_FILE,
     INT8_PRECISIONS,
+    STATIC_FILE,
     TOKEN_STATES,
     TOKENIZER_FILE,
 )
@@ -69,7 +70,7 @@ class ExportedModel:
             openvino = _OpenVino(folder / (model_file or FP32_FILE), folder / "openvino-cache")
             self._run, self._run_all = openvino.run, openvino.run_all
             self._run_query, self._run_states = openvino.run, openvino.run_states
-            self.precision = openvino.precision
+            self.precision = "int8-static" if model_file == STATIC_FILE else openvino.precision
         elif runtime in (ONNX, ONNX_INT8):
             name = model_file or (INT8_FILE if runtime == ONNX_INT8 else FP32_FILE)
             onnx = _OnnxRuntime(folder / name)
