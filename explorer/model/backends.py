@@ -56,7 +56,7 @@ def auto_backends(flags: frozenset[str] | None = None, static_int8: bool = True)
 
     AVX-512 VNNI or AMX int8, with NNCF installed, and `static_int8` (the model's int8 drift
     was measured): OpenVINO static int8 (1.4x bf16's abstracts/s on an AVX-512 EPYC, mean
-    cosine drift 0.003 from fp32; a text's vector depends on its batch only by rounding:
+    cosine drift 0.0012 from fp32; a text's vector depends on its batch only by rounding:
     cosine >= 0.9998, quantise.py). Native bf16
     (AVX-512 bf16, AMX): OpenVINO bf16, practically exact.
     Then ONNX Runtime fp32.

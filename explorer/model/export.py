@@ -29,8 +29,9 @@ INT8_FILE = "model-int8.onnx"  # signed int8 weights (CPUs with VNNI)
 # The dynamic int8 file per weight type (backends.int8_weights) and the precision it is.
 INT8_FILES = {SIGNED: INT8_FILE, UNSIGNED: "model-int8-u8.onnx"}
 INT8_PRECISIONS = {INT8_FILE: "int8-dynamic", "model-int8-u8.onnx": "int8-dynamic-u8"}
-# The static int8 model (quantise.py, OpenVINO IR: its weights beside it, same stem, .bin).
-STATIC_FILE = "model-int8-static.xml"
+# The static int8 model (quantise.py, OpenVINO IR: its weights beside it, same stem, .bin);
+# "-2": the feed-forward output projections kept in float (a "-1" quantised every one).
+STATIC_FILE = "model-int8-static-2.xml"
 TOKENIZER_FILE = "tokenizer.json"
 META_FILE = "meta.json"
 # 2: the graph also outputs TOKEN_STATES; an export of version 1 lacks them and is made anew.
