@@ -251,8 +251,33 @@ def test_static_int8_is_made_once_quietly_and_whole(spec, tmp_path, capfd):
     weights = Path(STATIC_FILE).with_suffix(".bin").name
     assert {STATIC_FILE, weights} <= set(meta["files"])
     assert not [p for p in folder.iterdir() if p.name.endswith(".partial")]
+    # MiniLM-L6: 6 layers of query, key, value, attention output and feed-forward input in int8
+    assert _matmul_inputs(folder / STATIC_FILE) == {"int8": 30, "feed-forward output": 6}
     question = embedder.embed_query(QUESTIONS[0])
     (folder / weights).write_bytes(b"truncated")
     assert load_meta(folder, spec.fingerprint) is None
     again = Embedder(spec, backend=OPENVINO_INT8, cache_dir=tmp_path)
     np.testing.assert_allclose(again.embed_query(QUESTIONS[0]), question, atol=1e-6)
+
+
+def _matmul_inputs(model_file: Path) -> dict[str, int]:
+    """The matrix multiplies of an OpenVINO model by input: "int8" (a FakeQuantize feeds it),
+    "feed-forward output" (quantise.FEED_FORWARD_OUTPUT, which must stay float)."""
+    import re
+
+    import openvino as ov
+
+    from explorer.model.quantise import FEED_FORWARD_OUTPUT
+
+    counts = {"int8": 0, "feed-forward output": 0}
+    for op in ov.Core().read_model(str(model_file)).get_ops():
+        if op.get_type_name() != "MatMul":
+            continue
+        quantised = any(value.get_node().get_type_name() == "FakeQuantize"
+                        for value in op.input_values())
+        if re.fullmatch(FEED_FORWARD_OUTPUT, op.get_friendly_name()):
+            assert not quantised, op.get_friendly_name()
+            counts["feed-forward output"] += 1
+        elif quantised:
+            counts["int8"] += 1
+    return counts
