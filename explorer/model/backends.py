@@ -55,11 +55,10 @@ def auto_backends(flags: frozenset[str] | None = None, static_int8: bool = True)
     """Backends worth trying on this CPU, fastest acceptable first; torch always last.
 
     AVX-512 VNNI or AMX int8, with NNCF installed, and `static_int8` (the model's int8 drift
-    was measured): OpenVINO static int8 (1.4x bf16's abstracts/s on an AVX-512 EPYC, mean
-    cosine drift 0.0012 from fp32; a text's vector depends on its batch only by rounding:
-    cosine >= 0.9998, quantise.py). Native bf16
-    (AVX-512 bf16, AMX): OpenVINO bf16, practically exact.
-    Then ONNX Runtime fp32.
+    was measured): OpenVINO static int8 (1.27-1.29x bf16's abstracts/s on an AVX-512 EPYC,
+    mean cosine drift 0.0012 from fp32; a text's vector depends on its batch only by rounding:
+    cosine >= 0.9998, quantise.py). Native bf16 (AVX-512 bf16, AMX): OpenVINO bf16,
+    practically exact. Then ONNX Runtime fp32.
     Dynamic int8 (`onnx-int8`, see int8_weights) is never automatic: it quantises activations
     with one scale per batch, so a text's vector depends on the texts embedded beside it (cosine
     0.990 between one abstract alone and in a batch on an AVX2 EPYC, 1.000 for fp32): a paper

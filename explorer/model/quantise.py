@@ -6,7 +6,7 @@ calibrated once on fixed texts (calibration.txt: abstracts of seeds/ and short t
 questions). So, unlike dynamic int8, a text's vector does not depend on the texts embedded
 beside it, up to rounding that now and then moves a value across an int8 step (cosine >=
 0.9998 between a seed abstract alone and in a batch; bf16: 0.99999; dynamic int8: 0.990).
-Measured on an AVX-512 VNNI EPYC: 1.4x bf16's abstracts/s, mean cosine drift 0.0012 from fp32
+Measured on an AVX-512 VNNI EPYC: 1.27-1.29x bf16's abstracts/s, mean cosine drift 0.0012 from fp32
 on held-out abstracts (benchmarks/README.md, "Static int8").
 
 The model is made once per export (export.ensure_export), in 10-15 s.
