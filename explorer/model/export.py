@@ -103,7 +103,7 @@ def _static(folder: Path, meta: dict[str, Any]) -> None:
 
     target = folder / STATIC_FILE
     tokenizer = (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
-    quantise(folder / FP32_FILE, target, tokenizer, tuple(meta["inputs"]),
+    quantise(folder / FP32_FILE, target, tokenizer, tuple(meta["inputs"]), int(meta["pad_id"]),
              int(meta["max_seq_length"]))
     for file in (target, target.with_suffix(".bin")):
         meta["files"][file.name] = file.stat().st_size

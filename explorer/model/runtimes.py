@@ -142,18 +142,23 @@ class ExportedModel:
         return len(self._counter.encode(text).ids)
 
     def _feed(self, encodings: list) -> dict[str, np.ndarray]:
-        width = max(len(e.ids) for e in encodings)
-        arrays = {
-            "input_ids": np.full((len(encodings), width), self._pad_id, dtype=np.int64),
-            "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
-            "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64),
-        }
-        for row, encoding in enumerate(encodings):
-            size = len(encoding.ids)
-            arrays["input_ids"][row, :size] = encoding.ids
-            arrays["attention_mask"][row, :size] = encoding.attention_mask
-            arrays["token_type_ids"][row, :size] = encoding.type_ids
-        return {name: arrays[name] for name in self._inputs}
+        return feed(encodings, self._inputs, self._pad_id)
+
+
+def feed(encodings: list, inputs: Sequence[str], pad_id: int) -> dict[str, np.ndarray]:
+    """The model's `inputs` for a batch of tokenizer encodings, padded to the longest."""
+    width = max(len(e.ids) for e in encodings)
+    arrays = {
+        "input_ids": np.full((len(encodings), width), pad_id, dtype=np.int64),
+        "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
+        "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64),
+    }
+    for row, encoding in enumerate(encodings):
+        size = len(encoding.ids)
+        arrays["input_ids"][row, :size] = encoding.ids
+        arrays["attention_mask"][row, :size] = encoding.attention_mask
+        arrays["token_type_ids"][row, :size] = encoding.type_ids
+    return {name: arrays[name] for name in inputs}
 
 
 class _OnnxRuntime:
