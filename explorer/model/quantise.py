@@ -71,7 +71,7 @@ def _feeds(tokenizer_json: str, inputs: tuple[str, ...], pad_id: int, max_length
     """One model input per calibration text, tokenised as the runtime tokenises."""
     from tokenizers import Tokenizer
 
-    from explorer.model.runtimes import feed
+    from explorer.model.inputs import feed
 
     tokenizer = Tokenizer.from_str(tokenizer_json)
     tokenizer.no_padding()

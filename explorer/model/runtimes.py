@@ -33,6 +33,7 @@ from explorer.model.export import (
     TOKEN_STATES,
     TOKENIZER_FILE,
 )
+from explorer.model.inputs import feed
 from explorer.model.pooling import Spans, pool_spans, windowed
 from explorer.settings import thread_limit
 
@@ -143,22 +144,6 @@ class ExportedModel:
 
     def _feed(self, encodings: list) -> dict[str, np.ndarray]:
         return feed(encodings, self._inputs, self._pad_id)
-
-
-def feed(encodings: list, inputs: Sequence[str], pad_id: int) -> dict[str, np.ndarray]:
-    """The model's `inputs` for a batch of tokenizer encodings, padded to the longest."""
-    width = max(len(e.ids) for e in encodings)
-    arrays = {
-        "input_ids": np.full((len(encodings), width), pad_id, dtype=np.int64),
-        "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
-        "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64),
-    }
-    for row, encoding in enumerate(encodings):
-        size = len(encoding.ids)
-        arrays["input_ids"][row, :size] = encoding.ids
-        arrays["attention_mask"][row, :size] = encoding.attention_mask
-        arrays["token_type_ids"][row, :size] = encoding.type_ids
-    return {name: arrays[name] for name in inputs}
 
 
 class _OnnxRuntime:
