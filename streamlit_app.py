@@ -34,7 +34,8 @@ LOG = logging.getLogger("paper_explorer.app")
 
 
 # -- loading --------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner="Loading the model and the index…", max_entries=1)
+@st.cache_resource(show_spinner="Loading the model and the index… (the first start on a "
+                   "computer also prepares the model, once: up to half a minute)", max_entries=1)
 def load_explorer(folder: str, build_key: str, model: str | None = None) -> Explorer:
     """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
     `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""

@@ -1,5 +1,6 @@
 """Quiet output: a first build (the ONNX export included) prints its progress bars and summary,
-nothing a user cannot act on; warnings the export does not expect still get through."""
+and one line saying the model is being prepared, once: nothing a user cannot act on; warnings
+the export does not expect still get through."""
 
 from __future__ import annotations
 
@@ -20,25 +21,37 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 BAR = re.compile(r"^embedding \w+")  # cli/support.py Bar: 'embedding papers: 40%|...'
 USABLE = re.compile(r"^explorer: .* is searchable now \([0-9.]+ s\); adding the sentence vectors")
+PREPARING = re.compile(r"^explorer: preparing the model for this computer, once \(up to half a "
+                       r"minute\); later builds and questions reuse it from ")
 
 
 @pytest.mark.slow
 def test_a_first_build_with_a_fresh_export_prints_no_warning(tmp_path: Path):
     cache = tmp_path / "cache"
     files = sorted(SEEDS.glob("*.txt"))[:4]
-    exe = Path(sys.executable).with_name("explorer")
-    done = subprocess.run([exe, "build", *map(str, files), "--out", str(tmp_path / "index")],
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "EXPLORER_CACHE": str(cache)})
-    assert done.returncode == 0, done.stderr
+    done = _build(files, tmp_path / "index", cache)
     fingerprint = resolve_model("default").fingerprint
     assert (export.export_folder(fingerprint, cache) / export.FP32_FILE).is_file()  # exported
-    noise = [line for line in re.split(r"[\r\n]+", done.stderr)
-             if line.strip() and not BAR.match(line) and not USABLE.match(line)]
+    lines = [line for line in re.split(r"[\r\n]+", done.stderr) if line.strip()]
+    noise = [line for line in lines
+             if not BAR.match(line) and not USABLE.match(line) and not PREPARING.match(line)]
     assert noise == [], done.stderr
+    # the model's preparation is said once, before it starts; a build that reuses it is silent
+    assert sum(bool(PREPARING.match(line)) for line in lines) == 1, done.stderr
     assert "Warning" not in done.stderr and "Loading weights" not in done.stderr
     summary, stages = done.stdout.splitlines()
     assert "written to" in summary and stages.startswith("stages (s): read ")
+    again = _build(files[:1], tmp_path / "second", cache)
+    assert "preparing the model" not in again.stderr, again.stderr
+
+
+def _build(files: list[Path], out: Path, cache: Path) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("explorer")
+    done = subprocess.run([exe, "build", *map(str, files), "--out", str(out)],
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "EXPLORER_CACHE": str(cache)})
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def test_only_the_exports_own_warnings_are_silenced():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import textwrap
 from collections.abc import Iterator, Sequence
@@ -35,6 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command. Every failure ends in one line on stderr and a non-zero exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
+    _show_notices()
     settings = Settings()  # the defaults (debug off) should reading the environment itself fail
     try:
         settings = Settings.from_env(index_dir=getattr(args, "index", None),
@@ -51,6 +53,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence: one clear line
         return fail(describe(exc), unexpected=True, debug=settings.debug)
+
+
+def _show_notices() -> None:
+    """Print the library's INFO and WARNING lines (e.g. the model being prepared once) on
+    stderr as the CLI's own: 'explorer: ...'. Only the library's logger: a dependency's log
+    lines stay as the dependency leaves them."""
+    library = logging.getLogger("explorer")
+    if not any(isinstance(handler, _Notices) for handler in library.handlers):
+        library.addHandler(_Notices())
+        library.setLevel(logging.INFO)
+
+
+class _Notices(logging.Handler):
+    """Writes a log line to the sys.stderr of the moment (tests swap it), as 'explorer: ...'."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(f"explorer: {record.getMessage()}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr closed or gone: nobody to tell
+            pass
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -24,6 +24,8 @@ from explorer.files import atomic_write
 from explorer.model.backends import SIGNED, UNSIGNED
 from explorer.settings import default_cache_dir
 
+logger = logging.getLogger(__name__)
+
 FP32_FILE = "model.onnx"
 INT8_FILE = "model-int8.onnx"  # signed int8 weights (CPUs with VNNI)
 # The dynamic int8 file per weight type (backends.int8_weights) and the precision it is.
@@ -87,7 +89,12 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None
         return folder, meta
     folder.mkdir(parents=True, exist_ok=True)
     with _export_lock(folder):  # another thread or process may have exported meanwhile
-        meta = load_meta(folder, fingerprint) or _export(model_path, fingerprint, folder)
+        meta = load_meta(folder, fingerprint)
+        if meta is None or any(file not in meta["files"] for file in wanted):
+            # the one line a user sees of it (the CLI prints the library's INFO lines)
+            logger.info("preparing the model for this computer, once (up to half a minute); "
+                        "later builds and questions reuse it from %s", folder)
+        meta = meta or _export(model_path, fingerprint, folder)
         if name is not None and name not in meta["files"]:
             atomic_write(folder / name, lambda tmp: _quantize(folder / FP32_FILE, tmp, int8))
             meta["files"][name] = (folder / name).stat().st_size
