@@ -3,8 +3,9 @@ app's Streamlit sessions share the cached engine), beside one session, in one ru
 
 Product: `Explorer.search(question, top_k=10)` in its default mode plus `Hit.to_dict`, each
 thread a session asking its own questions one after another, all released together. Rows:
-the product as shipped (questions that arrive together share model runs and index scans:
-explorer/batching.py; each model run on one thread), the same with batching off
+the product as shipped (questions that arrive together are answered in batches of up to 4,
+one batch per core, each batch's questions embedded in one model run on one thread and then
+ranked in turn: Explorer.search, explorer/batching.py), the same with batching off
 (`Explorer.open(batch=False)`: every question runs alone), the same again with each question's
 model run on an intra-op thread per core (how every question ran before this change), and the
 baseline of `benchmarks.run query` (plain

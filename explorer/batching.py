@@ -7,8 +7,8 @@ that arrive queue up, and when one finishes the first waiting caller runs the qu
 (up to `limit`) together. A request that arrives when a worker is free is answered at once,
 alone, so batching never makes a lone session wait, and there is no timer.
 
-A failed batch is answered again one request at a time, so an error reaches only the caller
-whose request caused it.
+A failed batch is answered again one request at a time (those it had not answered yet), so an
+error reaches only the caller whose request caused it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ class _Request:
 
 class Batcher(Generic[T, R]):
     """Calls of `answer([item])` from many threads, grouped: `batcher(item)` returns what
-    `answer` returned for `item` in the batch it ran in. `answer(items)` must return one result
-    per item, in order, each the same as for that item alone."""
+    `answer` returned for `item` in the batch it ran in. `answer(items)` must return (or yield)
+    one result per item, in order, each the same as for that item alone; each caller gets its
+    result as soon as it is there."""
 
     def __init__(self, answer: Callable[[list[T]], Sequence[R]], limit: int,
                  workers: int = 1) -> None:
@@ -93,22 +94,34 @@ class Batcher(Generic[T, R]):
                 self._changed.notify_all()
 
     def _answer_batch(self, batch: list[_Request]) -> None:
+        given = 0
         try:
-            results = list(self._answer([request.item for request in batch]))
+            for request, result in zip(batch, self._answer([request.item for request in batch])):
+                self._give(request, result)
+                given += 1
         except Exception:
             if len(batch) == 1:
                 raise
-            for request in batch:  # someone's request failed the batch: answer each alone
-                self._alone(request)
+            for request in batch:  # someone's request failed the batch: answer the rest alone
+                if not request.answered:
+                    self._alone(request)
             return
-        if len(results) != len(batch):
-            raise ValueError(f"{len(results)} results for {len(batch)} requests")
-        for request, result in zip(batch, results):
-            request.result, request.answered = result, True
+        if given != len(batch):
+            raise ValueError(f"{given} results for {len(batch)} requests")
+
+    def _give(self, request: _Request, result: Any) -> None:
+        """Hand `result` to the caller of `request` now: an `answer` that yields its results
+        frees each caller as its own comes, not when the whole batch is done."""
+        with self._changed:
+            request.result, request.answered, request.done = result, True, True
+            self._changed.notify_all()
 
     def _alone(self, request: _Request) -> None:
         try:
-            request.result = self._answer([request.item])[0]
+            results = list(self._answer([request.item]))  # a list, or what the answer yields
+            if len(results) != 1:
+                raise ValueError(f"{len(results)} results for 1 request")
+            request.result = results[0]
         except Exception as exc:  # noqa: BLE001 - re-raised in the thread that asked
             request.error = exc
         request.answered = True

@@ -101,6 +101,16 @@ def thread_limit(environ: Mapping[str, str] | None = None) -> int | None:
     return int(limit) if limit.isdigit() and int(limit) > 0 else None
 
 
+def cores(capped: bool = True) -> int:
+    """Cores this process may use; OMP_NUM_THREADS caps it (Ray sets it to an actor's CPUs)."""
+    try:
+        count = max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        count = max(1, os.cpu_count() or 1)
+    limit = thread_limit() if capped else None
+    return min(count, limit) if limit else count
+
+
 def parse_size(text: str, default: int) -> int:
     """Bytes from "2147483648", "512M", "2G" or "2GiB"; `default` for an empty text."""
     cleaned = text.strip().upper().removesuffix("IB").removesuffix("B")

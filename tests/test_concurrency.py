@@ -195,8 +195,10 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
     feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
     the same papers in the same order, the same scores up to float rounding (a question's
     vector in a batch of several differs from its vector alone in the last bits), and the
-    threads' questions were in fact batched, in the model and in the index. The automatic
-    backend first: the one every session gets (it must not depend on a text's batch-mates)."""
+    threads' questions were in fact batched in the model. Then the same through
+    `search_vector` (the paths that reach the index from many threads at once): the same
+    answers, and the index searched several vectors at once. The automatic backend first:
+    the one every session gets (it must not depend on a text's batch-mates)."""
     from explorer.index import scan
 
     _loadable(backend)
@@ -215,8 +217,19 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
             assert [pid for pid, _ in hits] == [pid for pid, _ in expected[question]], question
             np.testing.assert_allclose([s for _, s in hits], [s for _, s in expected[question]],
                                        rtol=0, atol=1e-6)
-    assert max(sizes["questions"]) > 1 and max(sizes["searches"]) > 1, sizes
+    assert max(sizes["questions"]) > 1, sizes
     assert sum(sizes["questions"]) == len(QUESTIONS) + 1  # every question embedded once
+    vectors = {q: alone.embed_query(q) for q in QUESTIONS}
+    expected = {q: [(h.paper_id, h.score) for h in alone.search_vector(vectors[q], 10, text=q)]
+                for q in QUESTIONS}
+    sizes["searches"].clear()
+    answers = _together(lambda i: [[(h.paper_id, h.score) for h in
+                                    shared.search_vector(vectors[q], 10, text=q)]
+                                   for q in QUESTIONS[i::THREADS]])
+    for i, session in enumerate(answers):
+        for question, hits in zip(QUESTIONS[i::THREADS], session):
+            assert hits == expected[question], question  # the same vector: bit for bit
+    assert max(sizes["searches"]) > 1, sizes
 
 
 def test_questions_are_batched_only_where_a_vector_ignores_its_batch_mates():
@@ -269,3 +282,75 @@ def test_a_batcher_hands_each_caller_its_own_answer_and_error():
         items = range(i * 10, i * 10 + 10)
         assert found == ["unlucky" if item == 13 else item * 2 for item in items]
     assert most[0] <= 2 and max(sizes) <= 4 and max(sizes) > 1
+
+
+def test_a_batcher_frees_each_caller_as_soon_as_its_answer_is_yielded():
+    """An `answer` that yields: a caller whose result came is free while the batch goes on
+    (the thread running the batch waits for all); an error half-way through a batch reaches
+    only its own caller, and the batch's other requests are answered alone."""
+    from explorer.batching import Batcher
+
+    first, rest = threading.Event(), threading.Event()
+    runner: list[int] = []
+    returned: dict[str, str] = {}
+
+    def answer(items: list[str]):
+        if items == ["first"]:
+            first.wait(5)
+        if len(items) == 3 and "a" in items:
+            runner.append(threading.get_ident())
+        for position, item in enumerate(items):
+            if item == "bad":
+                raise ValueError("bad item")
+            if len(items) == 3 and position == 2:
+                rest.wait(5)  # the third answer waits: the first two are out already
+            yield item.upper()
+
+    batcher = Batcher(answer, limit=3, workers=1)
+    threads = _one_batch_behind(batcher, first, ["a", "b", "c"], returned)
+    _until(lambda: bool(runner))  # one of the three runs their batch
+    running = next(item for item in "abc" if threads[item].ident == runner[0])
+    freed = {"a", "b"} - {running}
+    _until(lambda: freed <= set(returned))
+    assert set(returned) == {"first"} | freed, returned  # the runner and 'c' wait for the rest
+    rest.set()
+    for thread in threads.values():
+        thread.join(5)
+    assert returned == {"first": "FIRST", "a": "A", "b": "B", "c": "C"}
+
+    first.clear()
+    returned.clear()
+    for thread in _one_batch_behind(batcher, first, ["x", "bad", "y"], returned).values():
+        thread.join(5)
+    assert returned == {"first": "FIRST", "x": "X", "bad": "bad item", "y": "Y"}
+
+
+def _one_batch_behind(batcher, gate: threading.Event, items: list[str], returned: dict
+                      ) -> dict[str, threading.Thread]:
+    """Threads asking `batcher` for "first" (its answer waits for `gate`, holding the one
+    worker) and then for `items`, queued in order behind it: they make one batch when `gate`
+    opens (here). Each thread's answer, or its error's text, lands in `returned`."""
+    def ask(item: str) -> None:
+        try:
+            returned[item] = batcher(item)
+        except ValueError as exc:
+            returned[item] = str(exc)
+
+    threads = {item: threading.Thread(target=ask, args=(item,)) for item in ["first", *items]}
+    done = batcher.batches
+    threads["first"].start()
+    _until(lambda: batcher.batches == done + 1)
+    for queued, item in enumerate(items, start=1):
+        threads[item].start()
+        _until(lambda n=queued: len(batcher._queue) == n)
+    gate.set()
+    return threads
+
+
+def _until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Wait (polling) until `condition()` holds; fail the test after `seconds`."""
+    for _ in range(int(seconds * 1000)):
+        if condition():
+            return
+        threading.Event().wait(0.001)
+    raise AssertionError("timed out waiting")

@@ -284,6 +284,16 @@ class Embedder:
         if self._exported is not None:
             self._exported.warm_up()
 
+    def embed_asked_together(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed a few questions asked at the same moment -> float32 (n, d): in one run on the
+        question path when a question's vector ignores its batch-mates (each then as
+        embed_query embeds it, up to float rounding), else one run each."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._questions is None:  # batching off, or a backend whose vectors depend on it
+            return np.vstack([self._embed_questions([text]) for text in texts])
+        return self._embed_questions(list(texts))
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed questions -> float32 (n, d), unit rows, each as embed_query embeds it."""
         if not texts:

@@ -35,7 +35,7 @@ from explorer.model.export import (
 )
 from explorer.model.inputs import feed
 from explorer.model.pooling import Spans, pool_spans, windowed
-from explorer.settings import thread_limit
+from explorer.settings import cores
 
 
 class ExportedModel:
@@ -64,7 +64,7 @@ class ExportedModel:
         # pool of infer requests, ONNX Runtime's one-thread session. Whether a text's vector
         # is the same (up to float rounding) in a batch of other texts as alone: not with
         # dynamic int8, which quantises each batch by its own range of activations.
-        self.query_runs = _cores()
+        self.query_runs = cores()
         self.batch_independent = runtime != ONNX_INT8
         self._run_states: Callable[[dict], tuple[np.ndarray, np.ndarray]]
         if runtime == OPENVINO:
@@ -161,14 +161,14 @@ class _OnnxRuntime:
         self._lock = threading.Lock()  # held only while a session is made
 
     def run(self, feed: dict) -> np.ndarray:
-        return self._session(_cores()).run([EMBEDDING], feed)[0]
+        return self._session(cores()).run([EMBEDDING], feed)[0]
 
     def run_one_thread(self, feed: dict) -> np.ndarray:
         return self._session(1).run([EMBEDDING], feed)[0]
 
     def run_states(self, feed: dict) -> tuple[np.ndarray, np.ndarray]:
         """The vectors and the last token states, on the session with a thread per core."""
-        vectors, states = self._session(_cores()).run([EMBEDDING, TOKEN_STATES], feed)
+        vectors, states = self._session(cores()).run([EMBEDDING, TOKEN_STATES], feed)
         return vectors, states
 
     def _session(self, threads: int) -> Any:
@@ -259,7 +259,7 @@ class _OpenVino:
         every core busy."""
         with self._streams_lock:
             if self._streams is None:
-                self._streams = self._ov.AsyncInferQueue(self._throughput_model(), _cores())
+                self._streams = self._ov.AsyncInferQueue(self._throughput_model(), cores())
             results: list[Any] = [None] * len(feeds)
 
             def done(request: Any, position: int) -> None:
@@ -293,17 +293,17 @@ class _OpenVino:
         """The model compiled for parallel streams, one per core (compiled once)."""
         with self._init_lock:
             if self._throughput is None:
-                compiled = self._compile("THROUGHPUT", _cores())
+                compiled = self._compile("THROUGHPUT", cores())
                 _first_inference(compiled)
                 self._throughput = compiled
         return self._throughput
 
     def _compile(self, hint: str, streams: int = 1) -> Any:
         config = {"INFERENCE_PRECISION_HINT": self._hint, "PERFORMANCE_HINT": hint,
-                  "INFERENCE_NUM_THREADS": _cores(), "CACHE_DIR": self._cache,
+                  "INFERENCE_NUM_THREADS": cores(), "CACHE_DIR": self._cache,
                   # Pinned threads of several processes (Ray actors) all land on the first
                   # cores; pin only when this process may use every core.
-                  "ENABLE_CPU_PINNING": _cores() == _cores(capped=False)}
+                  "ENABLE_CPU_PINNING": cores() == cores(capped=False)}
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
         return self._core.compile_model(self._path, "CPU", config)
@@ -312,7 +312,7 @@ class _OpenVino:
 def _pool_of(compiled: Any) -> queue.Queue:
     """A queue of infer requests of `compiled`, one per core."""
     pool: queue.Queue = queue.Queue()
-    for _ in range(_cores()):
+    for _ in range(cores()):
         pool.put(compiled.create_infer_request())
     return pool
 
@@ -333,13 +333,3 @@ def _first_inference(compiled: Any) -> None:
                            for port in compiled.inputs})[0]
             _ = request.get_output_tensor(0).data
             _first_done = True
-
-
-def _cores(capped: bool = True) -> int:
-    """Cores this process may use; OMP_NUM_THREADS caps it (Ray sets it to an actor's CPUs)."""
-    try:
-        cores = max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        cores = max(1, os.cpu_count() or 1)
-    limit = thread_limit() if capped else None
-    return min(cores, limit) if limit else cores

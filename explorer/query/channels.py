@@ -21,6 +21,7 @@ from explorer.index.dense import FEW_QUERIES, VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.hits import Blocked
 from explorer.query.ranking import top_rows
+from explorer.settings import cores
 
 Ranked = tuple[np.ndarray, np.ndarray]  # (rows int64, scores), best first
 
@@ -63,11 +64,14 @@ class DenseChannel:
 
     With `batch`, unfiltered searches that arrive together from several threads are answered
     by one search of all their vectors (batching.Batcher; the index scans its vectors once for
-    them), each exactly as it is answered alone (dense.FEW_QUERIES)."""
+    them), each exactly as it is answered alone (dense.FEW_QUERIES). One search per core may
+    run at once: the questions Explorer.search batches come from one thread per core, and a
+    search waiting for another's scan would leave its core idle (the fp16 scan costs each
+    query the same in a batch; benchmarks/README.md, "Concurrent answers")."""
 
     def __init__(self, index: VectorIndex, batch: bool = True) -> None:
         self.index = index
-        self._batched = Batcher(self._search_all, FEW_QUERIES) if batch else None
+        self._batched = Batcher(self._search_all, FEW_QUERIES, cores()) if batch else None
 
     def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
         """-> (rows, inner products). A filter restricts inside the search (so a filtered

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from explorer.artifacts.layout import (
 )
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, read_manifest, rebuild_hint
-from explorer.batching import IN_PROGRESS
+from explorer.batching import IN_PROGRESS, Batcher
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
@@ -47,7 +47,7 @@ from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_s
 from explorer.query.sentence_vectors import Sentences, SentenceVectors
 from explorer.query.suggest import PaperRows
 from explorer.query.topics import Topic, TopicTable
-from explorer.settings import DEFAULT_INDEX_DIR
+from explorer.settings import DEFAULT_INDEX_DIR, cores
 
 __all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", "QueryOptions"]
 
@@ -55,6 +55,11 @@ RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
 # (studies/results/quality-acm-cr-2026-11-30.md).
 DEFAULT_RECOMMENDER = "svm"
+# Questions that sessions ask at once are answered in batches of at most this many, one batch
+# per core at a time: a model run costs about 4.5 ms + 1.8 ms a question on one core, so a
+# batch of 4 costs half a lone question's CPU each, and a bigger one keeps its last callers
+# waiting on the others (benchmarks/README.md, "Concurrent answers").
+ASKED_TOGETHER = 4
 
 
 def _answering(verb: Callable) -> Callable:
@@ -110,6 +115,9 @@ class Explorer:
         self._channels: dict[str, Channel] = {
             DENSE: DenseChannel(artifacts.index, batch), LEXICAL: LexicalChannel(lambda: self.lexical),
             SCORES: ScoreChannel()}
+        # `search`es from several threads at once: each batch's questions embedded in one model
+        # run, then ranked in turn, each caller freed as soon as its own answer is ready.
+        self._asked = Batcher(self._search_all, ASKED_TOGETHER, cores()) if batch else None
 
     @classmethod
     def open(cls, folder: str | Path = DEFAULT_INDEX_DIR, model: str | None = None,
@@ -187,8 +195,19 @@ class Explorer:
         if not query or not query.strip():
             return []
         options = self._options(options, top_k=top_k, filters=filters, **changes)
+        if self._asked is not None:
+            return self._asked((query, options))
         vector = None if options.mode == LEXICAL else self.embed_query(query)
         return self.rank(query, vector, options=options)
+
+    def _search_all(self, asked: list[tuple[str, QueryOptions]]) -> Iterator[list[Hit]]:
+        """`search`es asked at once -> each one's hits, yielded as each is ranked; the
+        questions' vectors (lexical mode needs none) come from one model run."""
+        texts = [query for query, options in asked if options.mode != LEXICAL]
+        vectors = iter(self.embedder.embed_asked_together(texts))
+        for query, options in asked:
+            vector = None if options.mode == LEXICAL else next(vectors)
+            yield self.rank(query, vector, options=options)
 
     @_answering
     def search_vector(self, vector: np.ndarray, top_k: int | None = None,
