@@ -14,7 +14,7 @@ error reaches only the caller whose request caused it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -38,7 +38,7 @@ class Batcher(Generic[T, R]):
     one result per item, in order, each the same as for that item alone; each caller gets its
     result as soon as it is there."""
 
-    def __init__(self, answer: Callable[[list[T]], Sequence[R]], limit: int,
+    def __init__(self, answer: Callable[[list[T]], Iterable[R]], limit: int,
                  workers: int = 1) -> None:
         if limit < 1 or workers < 1:
             raise ValueError(f"limit and workers must be positive, got {limit} and {workers}")

@@ -85,15 +85,16 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None
     wanted = [file for file in (name, STATIC_FILE if static else None) if file is not None]
     folder = export_folder(fingerprint, cache_dir)
     meta = load_meta(folder, fingerprint)
-    if meta is not None and all(file in meta["files"] for file in wanted):
+    if _holds(meta, wanted):
         return folder, meta
     folder.mkdir(parents=True, exist_ok=True)
-    with _export_lock(folder):  # another thread or process may have exported meanwhile
+    with _export_lock(folder):
         meta = load_meta(folder, fingerprint)
-        if meta is None or any(file not in meta["files"] for file in wanted):
-            # the one line a user sees of it (the CLI prints the library's INFO lines)
-            logger.info("preparing the model for this computer, once (up to half a minute); "
-                        "later builds and questions reuse it from %s", folder)
+        if _holds(meta, wanted):  # another thread or process exported meanwhile
+            return folder, meta
+        # the one line a user sees of it (the CLI prints the library's INFO lines)
+        logger.info("preparing the model for this computer, once (up to half a minute); "
+                    "later builds and questions reuse it from %s", folder)
         meta = meta or _export(model_path, fingerprint, folder)
         if name is not None and name not in meta["files"]:
             atomic_write(folder / name, lambda tmp: _quantize(folder / FP32_FILE, tmp, int8))
@@ -102,6 +103,11 @@ def ensure_export(model_path: Path, fingerprint: str, *, int8: str | None = None
         if static and STATIC_FILE not in meta["files"]:
             _static(folder, meta)
     return folder, meta
+
+
+def _holds(meta: dict[str, Any] | None, wanted: list[str]) -> bool:
+    """Whether a complete export (`meta`, None when there is none) has every `wanted` file."""
+    return meta is not None and all(file in meta["files"] for file in wanted)
 
 
 def _static(folder: Path, meta: dict[str, Any]) -> None:

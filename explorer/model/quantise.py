@@ -79,6 +79,7 @@ def _feeds(tokenizer_json: str, inputs: tuple[str, ...], pad_id: int, max_length
     for text in calibration_texts():
         yield feed([tokenizer.encode(text)], inputs, pad_id)
 
+
 @contextlib.contextmanager
 def _quiet(nncf) -> Iterator[None]:
     """NNCF's INFO lines, tables and progress bars (rich, on stdout) say nothing a user can act

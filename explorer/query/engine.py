@@ -197,8 +197,7 @@ class Explorer:
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         if self._asked is not None:
             return self._asked((query, options))
-        vector = None if options.mode == LEXICAL else self.embed_query(query)
-        return self.rank(query, vector, options=options)
+        return next(self._search_all([(query, options)]))
 
     def _search_all(self, asked: list[tuple[str, QueryOptions]]) -> Iterator[list[Hit]]:
         """`search`es asked at once -> each one's hits, yielded as each is ranked; the
