@@ -68,8 +68,8 @@ def test_twins_page_lists_the_near_copy_with_its_sentences(browser, twins_app):
     page, dialogs = _open(browser, f"{url}/?view=twins")
     page.get_by_role("heading", name="Close relatives in this corpus").wait_for()
     first = page.locator("[class*='st-key-twin-all-0']")
-    first.wait_for()
-    assert "cos 0.9" in first.inner_text()
+    # the card's key is on the page before its text (Streamlit fills it in): wait for the text
+    playwright_api.expect(first).to_contain_text("cos 0.9", timeout=WAIT)
     first.get_by_text("<b>markup</b>", exact=False).first.wait_for()  # shown as typed
     page.get_by_text(re.compile(r"Pairs this close: [1-9][0-9]*, among 73 papers")).wait_for()
     page.wait_for_timeout(600)
@@ -79,8 +79,7 @@ def test_twins_page_lists_the_near_copy_with_its_sentences(browser, twins_app):
     first.get_by_role("button", name="Open").last.click()  # the near copy's page
     page.get_by_role("heading", name="Close relatives", exact=True).wait_for()
     part = page.locator("[class*='st-key-twin-rel-0']")
-    part.wait_for()
-    assert "cos 0.9" in part.inner_text()
+    playwright_api.expect(part).to_contain_text("cos 0.9", timeout=WAIT)
     page.wait_for_timeout(600)
     page.screenshot(path=str(SCREENSHOTS / "twins-paper-relatives.png"), full_page=True)
     _inert(page, dialogs)
