@@ -88,14 +88,16 @@ def instrumented(explorer: Explorer, watch: Stopwatch) -> Iterator[None]:
     policy.HYBRID_FUSION = (watch.wrap("fusion", fusion), weights)
     engine.run = watch.wrap("pipeline", engine.run)
     calibration.Scale.place = watch.wrap("badges", calibration.Scale.place)
-    explorer.embedder.embed_query = watch.wrap("embed", explorer.embedder.embed_query)
+    # Explorer.search embeds its questions through embed_asked_together (even one at a time)
+    explorer.embedder.embed_asked_together = watch.wrap(
+        "embed", explorer.embedder.embed_asked_together)
     model._run_query = watch.wrap("model", model._run_query)
     try:
         yield
     finally:
         for owner, name, value in saved:
             setattr(owner, name, value)
-        del explorer.embedder.embed_query  # back to the class's own
+        del explorer.embedder.embed_asked_together  # back to the class's own
 
 
 def product_stages(explorer: Explorer, query: str) -> dict[str, float]:

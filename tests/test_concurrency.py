@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -323,6 +324,35 @@ def test_a_batcher_frees_each_caller_as_soon_as_its_answer_is_yielded():
     for thread in _one_batch_behind(batcher, first, ["x", "bad", "y"], returned).values():
         thread.join(5)
     assert returned == {"first": "FIRST", "x": "X", "bad": "bad item", "y": "Y"}
+
+
+def test_a_batcher_under_many_callers_never_leaves_one_waiting():
+    """Many sessions at once, as the app makes them: 16 threads asking 150 times each, with
+    answers of uneven length, all finish (a lost wake-up would leave one waiting for ever),
+    each with its own answers, and the requests went in batches."""
+    from explorer.batching import Batcher
+
+    def answer(items: list[int]):
+        for item in items:
+            if item % 7 == 0:
+                threading.Event().wait(0.0005)
+            yield -item
+
+    batcher = Batcher(answer, limit=3, workers=2)
+    finished: list[list[int]] = [[] for _ in range(16)]
+
+    def caller(i: int) -> None:
+        finished[i] = [batcher(i * 1000 + n) for n in range(150)]
+
+    threads = [threading.Thread(target=caller, args=(i,), daemon=True) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 60
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    assert not any(thread.is_alive() for thread in threads), "a caller was never woken"
+    assert finished == [[-(i * 1000 + n) for n in range(150)] for i in range(16)]
+    assert batcher.requests == 16 * 150 and batcher.batches < batcher.requests
 
 
 def _one_batch_behind(batcher, gate: threading.Event, items: list[str], returned: dict
