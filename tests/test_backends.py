@@ -27,6 +27,7 @@ from explorer.model.backends import (
 )
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.model.export import (
+    FP32_FILE,
     INT8_FILES,
     INT8_PRECISIONS,
     META_FILE,
@@ -281,3 +282,69 @@ def _matmul_inputs(model_file: Path) -> dict[str, int]:
         elif quantised:
             counts["int8"] += 1
     return counts
+
+
+def test_openvino_precision_is_the_faster_one_measured_once(spec, cache, reference, monkeypatch):
+    """OpenVINO's precision on this CPU is timed at the first use of a model file (both hints
+    on the real model), stored beside the export and read by later loads, which never time it
+    again; a stored choice is what runs (its vectors still the model's), and a damaged store
+    is measured afresh."""
+    if importlib.util.find_spec("openvino") is None:
+        pytest.skip("openvino is not installed")
+    from explorer.model import precision, runtimes
+
+    first = Embedder(spec, backend=OPENVINO, cache_dir=cache)  # the export exists after this
+    store = export_folder(spec.fingerprint, cache) / precision.CHOICES
+    store.unlink(missing_ok=True)
+    timed: list[float] = []
+
+    def probe(compiled):
+        timed.append(precision.probe(compiled))
+        return timed[-1]
+
+    monkeypatch.setattr(runtimes, "probe", probe)
+    measured = Embedder(spec, backend=OPENVINO, cache_dir=cache)
+    choices = json.loads(store.read_text())
+    if len(timed) == 0:  # OpenVINO offers no bf16 on this CPU: fp32, nothing to measure
+        assert measured.precision == first.precision == "fp32" and choices == {}
+        return
+    (key, choice), = choices.items()
+    assert key.startswith(f"{FP32_FILE} | ") and len(timed) == 2
+    assert choice["seconds"]["bf16"] > 0 and choice["seconds"]["f32"] > 0
+    assert choice["hint"] == min(choice["seconds"], key=choice["seconds"].get)
+    assert measured.precision == {"bf16": "bf16", "f32": "fp32"}[choice["hint"]]
+
+    again = Embedder(spec, backend=OPENVINO, cache_dir=cache)
+    assert again.precision == measured.precision and len(timed) == 2  # read, not timed
+
+    other = "f32" if choice["hint"] == "bf16" else "bf16"
+    store.write_text(json.dumps({key: {**choice, "hint": other}}))
+    switched = Embedder(spec, backend=OPENVINO, cache_dir=cache)
+    assert switched.precision == {"bf16": "bf16", "f32": "fp32"}[other] and len(timed) == 2
+    cosines = np.einsum("ij,ij->i", switched.embed_documents(TEXTS), reference)
+    assert cosines.min() > TOLERANCE[OPENVINO], cosines
+
+    store.write_text("{not json")
+    Embedder(spec, backend=OPENVINO, cache_dir=cache)
+    assert len(timed) == 4 and key in json.loads(store.read_text())
+
+
+def test_precision_hint_takes_the_faster_and_needs_bf16(tmp_path):
+    """The choice itself, with stand-in timings: the faster hint wins, and a CPU where OpenVINO
+    offers no bf16 gets fp32 without a measurement."""
+    from explorer.model.precision import inference_hint
+
+    model = tmp_path / "model.onnx"
+    calls: list[str] = []
+
+    def timed(seconds: dict[str, float]):
+        def run(hint: str) -> float:
+            calls.append(hint)
+            return seconds[hint]
+        return run
+
+    assert inference_hint(["FP32", "INT8"], model, "1", timed({})) == "f32" and calls == []
+    assert inference_hint(["BF16", "FP32"], model, "1", timed({"bf16": 2.0, "f32": 1.0})) == "f32"
+    assert inference_hint(["BF16", "FP32"], model, "2", timed({"bf16": 1.0, "f32": 2.0})) == "bf16"
+    assert sorted(calls) == ["bf16", "bf16", "f32", "f32"]
+    assert inference_hint(["BF16"], model, "1", timed({})) == "f32"  # stored for version 1

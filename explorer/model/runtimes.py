@@ -35,6 +35,7 @@ from explorer.model.export import (
 )
 from explorer.model.inputs import feed
 from explorer.model.pooling import Spans, pool_spans, windowed
+from explorer.model.precision import inference_hint, probe
 from explorer.settings import cores
 
 
@@ -211,10 +212,10 @@ class _OpenVino:
         # Compiled from the file's path, not a model read first: with CACHE_DIR, OpenVINO then
         # finds the compiled blob without parsing the ONNX file (0.4 s of every cold start).
         self._path = os.fspath(path)
-        capabilities = self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        self._hint = "bf16" if "BF16" in capabilities else "f32"
-        self.precision = "bf16" if self._hint == "bf16" else "fp32"
         self._cache = os.fspath(cache)
+        capabilities = self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+        self._hint = inference_hint(capabilities, path, ov.__version__, self._probe)
+        self.precision = "bf16" if self._hint == "bf16" else "fp32"
         self._requests: queue.Queue | None = None
         self._stream_requests: queue.Queue | None = None
         self._throughput: Any = None  # the streams' compiled model
@@ -298,8 +299,14 @@ class _OpenVino:
                 self._throughput = compiled
         return self._throughput
 
-    def _compile(self, hint: str, streams: int = 1) -> Any:
-        config = {"INFERENCE_PRECISION_HINT": self._hint, "PERFORMANCE_HINT": hint,
+    def _probe(self, precision: str) -> float:
+        """Seconds of a fixed input under `precision` (inference_hint's measurement)."""
+        compiled = self._compile("LATENCY", precision=precision)
+        _first_inference(compiled)
+        return probe(compiled)
+
+    def _compile(self, hint: str, streams: int = 1, precision: str | None = None) -> Any:
+        config = {"INFERENCE_PRECISION_HINT": precision or self._hint, "PERFORMANCE_HINT": hint,
                   "INFERENCE_NUM_THREADS": cores(), "CACHE_DIR": self._cache,
                   # Pinned threads of several processes (Ray actors) all land on the first
                   # cores; pin only when this process may use every core.
