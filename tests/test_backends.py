@@ -348,3 +348,16 @@ def test_precision_hint_takes_the_faster_and_needs_bf16(tmp_path):
     assert inference_hint(["BF16", "FP32"], model, "2", timed({"bf16": 1.0, "f32": 2.0})) == "bf16"
     assert sorted(calls) == ["bf16", "bf16", "f32", "f32"]
     assert inference_hint(["BF16"], model, "1", timed({})) == "f32"  # stored for version 1
+
+
+def test_precision_choice_in_a_folder_it_cannot_write_is_still_made(tmp_path, monkeypatch):
+    """A cache folder that refuses the stored choice (read-only) still gets a precision."""
+    from explorer.model import precision
+
+    def refuse(path, write):
+        raise PermissionError(f"read-only: {path}")
+
+    monkeypatch.setattr(precision, "atomic_write", refuse)
+    hint = precision.inference_hint(["BF16"], tmp_path / "model.onnx", "1",
+                                    lambda hint: {"bf16": 2.0, "f32": 1.0}[hint])
+    assert hint == "f32" and not (tmp_path / precision.CHOICES).exists()

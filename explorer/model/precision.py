@@ -48,13 +48,19 @@ def inference_hint(capabilities: list[str], model: Path, version: str,
     file, key = model.parent / CHOICES, _key(model, version)
     with _LOCK:
         choices = _read(file)
-        if key not in choices:
-            seconds = {hint: timed(hint) for hint in HINTS}
-            choices = _read(file)  # another process may have written meanwhile: keep its keys
-            choices[key] = {"hint": min(HINTS, key=seconds.__getitem__),
-                            "seconds": {hint: round(value, 5) for hint, value in seconds.items()}}
-            text = json.dumps(choices, indent=2, sort_keys=True)
+        if key in choices:
+            return choices[key]["hint"]
+        seconds = {hint: timed(hint) for hint in HINTS}
+        choices = _read(file)  # another process may have measured meanwhile: its choice holds
+        if key in choices:
+            return choices[key]["hint"]
+        choices[key] = {"hint": min(HINTS, key=seconds.__getitem__),
+                        "seconds": {hint: round(value, 5) for hint, value in seconds.items()}}
+        text = json.dumps(choices, indent=2, sort_keys=True)
+        try:
             atomic_write(file, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except OSError:  # a read-only cache: use the choice now, measure again next time
+            pass
         return choices[key]["hint"]
 
 
