@@ -24,6 +24,7 @@ from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.eval.metrics import METRICS, mean_scores, score_run
 from explorer.files import ReadErrors, read_jsonl
+from explorer.model.backends import cpu_flags, cpu_name
 from explorer.model.embedder import BUNDLED_NAMES
 from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer
@@ -245,15 +246,8 @@ def describe_run(explorer: Explorer, dataset: Path, command: str) -> dict:
 def machine() -> str:
     """The CPU model, its cores and the vector flags that change embedding speed and results
     (avx2, avx512f, avx512_bf16, amx_bf16)."""
-    model, flags = platform.processor() or platform.machine() or "?", []
-    try:
-        info = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-        model = next(line.split(":", 1)[1].strip() for line in info
-                     if line.startswith("model name"))
-        words = next(line for line in info if line.startswith("flags")).split()
-        flags = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in words]
-    except (OSError, StopIteration):
-        pass
+    model = cpu_name() or platform.processor() or platform.machine() or "?"
+    flags = [f for f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16") if f in cpu_flags()]
     return f"{model}, {os.cpu_count()} cores, flags {' '.join(flags) or 'none'}"
 
 

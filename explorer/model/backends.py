@@ -6,6 +6,7 @@ names; they live here so that neither imports the other for them.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 AUTO, OPENVINO, ONNX_INT8, ONNX, TORCH = "auto", "openvino", "onnx-int8", "onnx", "torch"
@@ -17,14 +18,28 @@ SIGNED, UNSIGNED = "s8", "u8"
 
 def cpu_flags() -> frozenset[str]:
     """The CPU feature flags Linux reports (empty elsewhere): avx512_vnni, avx512_bf16, amx_*."""
+    return frozenset(_cpuinfo().get("flags", "").split())
+
+
+def cpu_name() -> str:
+    """The CPU's model name as Linux reports it ("" elsewhere)."""
+    return _cpuinfo().get("model name", "")
+
+
+@functools.cache
+def _cpuinfo() -> dict[str, str]:
+    """The first CPU's fields in /proc/cpuinfo (read once: they do not change while running)."""
+    fields: dict[str, str] = {}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
             for line in handle:
-                if line.startswith("flags"):
-                    return frozenset(line.split(":", 1)[1].split())
+                if not line.strip():
+                    break  # the end of the first CPU's block
+                name, _, value = line.partition(":")
+                fields.setdefault(name.strip(), value.strip())
     except OSError:
         pass
-    return frozenset()
+    return fields
 
 
 def has_bf16(flags: frozenset[str]) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from explorer.files import atomic_write
-from explorer.model.backends import cpu_flags
+from explorer.model.backends import cpu_flags, cpu_name
 
 CHOICES = "openvino-precision.json"
 HINTS = ("bf16", "f32")  # OpenVINO's INFERENCE_PRECISION_HINT values compared
@@ -66,19 +66,8 @@ def inference_hint(capabilities: list[str], model: Path, version: str,
 
 def _key(model: Path, version: str) -> str:
     flags = cpu_flags()
-    return " | ".join([model.name, _cpu_name(), " ".join(f for f in FLAGS if f in flags),
+    return " | ".join([model.name, cpu_name() or "unknown CPU", " ".join(f for f in FLAGS if f in flags),
                        f"openvino {version}"])
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def _read(file: Path) -> dict[str, Any]:
