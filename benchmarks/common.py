@@ -92,6 +92,18 @@ def paper_text(record: dict[str, Any]) -> str:
     return f"{record['title']}. {record['abstract']}"
 
 
+SETTLE_SECONDS = 0.5
+
+
+def settle() -> None:
+    """A pause between one side's pass and the other's. After a pass, its runtime's worker
+    threads keep spinning a while (torch's OpenMP after an encode, OpenVINO's after a run): the
+    next side's first queries then shared the cores with them, and a product pass right after
+    a baseline pass measured p50 7.9-8.2 / p99 18-34 ms against 6.5-6.7 / 11.5-12.5 ms with
+    this pause (~92k papers, session 16)."""
+    time.sleep(SETTLE_SECONDS)
+
+
 def timed(function: Callable[[], Any]) -> tuple[float, Any]:
     started = time.perf_counter()
     value = function()

@@ -11,8 +11,12 @@ model run on an intra-op thread per core (how every question ran before this cha
 baseline of `benchmarks.run query` (plain
 sentence-transformers fp32 encode, NumPy `vectors @ q`, top 10, records as dicts; its encode
 behind a lock, since a transformers tokenizer shared by threads raises "Already borrowed").
-Every variant runs 1 session and N sessions in each round, variants interleaved (each
-round starts one variant later); questions are
+Every Explorer is opened warm, as the app opens its engine (`warm=True`: the model and its
+compiled forms loaded before the first question; without it the first questions asked at once
+paid for compiling the form that runs them side by side, 95-165 ms answers in the first
+round only). Every variant runs 1 session and N sessions in each round, variants interleaved
+(each round starts one variant later, after a pause for the last one's threads to go idle:
+common.settle); questions are
 5-8 word windows of the index's abstracts, none asked twice in the run. p50/p99 are per
 answer over all rounds; answers/s is answers over the phase's wall time; cpu_ms is this
 process's CPU time per answer (user + system; all threads), which other processes' load
@@ -32,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, plain_model, plain_top, save
+from benchmarks.common import QUERIES, plain_model, plain_top, save, settle
 from benchmarks.indexes import existing, real_note
 from benchmarks.load import questions
 from explorer.model.backends import BACKENDS
@@ -89,9 +93,10 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args(argv)
     folder, real = (args.index, None) if args.index else existing(args.size)
-    shipped = Explorer.open(folder, backend=args.backend)
-    alone = Explorer.open(folder, backend=args.backend, batch=False)
-    before = Explorer.open(folder, backend=args.backend, batch=False)
+    # opened as the app opens its engine: warm (the model and its compiled forms loaded now)
+    shipped = Explorer.open(folder, backend=args.backend, warm=True)
+    alone = Explorer.open(folder, backend=args.backend, batch=False, warm=True)
+    before = Explorer.open(folder, backend=args.backend, batch=False, warm=True)
     _questions_on_every_core(before)
     asks = {"product (batching)": _product(shipped), "product, batching off": _product(alone),
             f"no batching, questions on {_cores()} threads": _product(before)}
@@ -107,6 +112,7 @@ def run(argv: list[str]) -> None:
         for name, ask in variants[turn % len(variants):] + variants[:turn % len(variants)]:
             for count in (1, args.sessions):
                 asked = [[next(pool) for _ in range(args.questions)] for _ in range(count)]
+                settle()
                 latencies, wall, cpu = sessions(ask, asked)
                 record = found[(name, count)]
                 record["latencies"] += latencies

@@ -12,9 +12,10 @@ filters: what is left of `Explorer.rank`) and `to_dict`; "other" is the end-to-e
 every stage (the question batcher, Python calls between the stages).
 Baseline: the plain script of `benchmarks.run query` (sentence-transformers fp32 encode, NumPy
 `vectors @ q`, top 10 by argpartition, records as dicts), its three stages timed the same way.
-Product and baseline alternate by pass over the 16 queries; the first (warm-up) query of each
-is not counted. Stage times are medians over the queries, so they need not add up to the
-end-to-end median exactly (and a stage's p99 is its own slowest query's). The CPU time row
+Product and baseline alternate by pass over the 16 queries, with a pause before each pass
+(common.settle); the first (warm-up) query of each is not counted. Stage times are medians
+over the queries, so they need not add up to the end-to-end median exactly (and a stage's p99
+is its own slowest query's). The CPU time row
 counts every thread of the process (FAISS's parallel ranges, ONNX Runtime's threads): other
 processes' load changes it less than wall time. The last row embeds the same questions through
 `embed_queries` (the path of documents: an ONNX Runtime session with a thread per core), in a
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, plain_model, save, timed
+from benchmarks.common import QUERIES, plain_model, save, settle, timed
 from benchmarks.indexes import existing, real_note
 from explorer.model.backends import BACKENDS
 from explorer.query import calibration, engine, pipeline, policy
@@ -157,11 +158,13 @@ def run(argv: list[str]) -> None:
     product_stages(explorer, QUERIES[0]), baseline_stages(model, vectors, papers, QUERIES[0])
     ours, theirs = defaultdict(list), defaultdict(list)
     for _ in range(args.repeats):
+        settle()
         for query in QUERIES:
             for name, ms in product_stages(explorer, query).items():
                 ours[name].append(ms)
         for query in QUERIES:  # a pass of its own: the session's spinning threads stay out
             ours[BULK].append(1000 * timed(lambda q=query: explorer.embedder.embed_queries([q]))[0])
+        settle()
         for query in QUERIES:
             for name, ms in baseline_stages(model, vectors, papers, query).items():
                 theirs[name].append(ms)

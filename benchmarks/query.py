@@ -5,7 +5,8 @@ column: hybrid fuses the dense search with BM25) on the index type `build` chose
 Baseline: `SentenceTransformer.encode(query)` in fp32, brute-force NumPy `vectors @ q`, top 10
 by argpartition, and the same records as dicts. Both answer the same queries in the same run,
 alternating by passes over the 16 queries (not query by query: torch's OpenMP threads keep
-spinning for a while after each encode and slowed the product's next query); the first
+spinning for a while after each encode and slowed the product's next query), with a pause
+before each pass for the other side's threads to go idle (common.settle); the first
 (warm-up) query of each is not counted.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import QUERIES, ROOT, plain_model, plain_top, save, timed
+from benchmarks.common import QUERIES, ROOT, plain_model, plain_top, save, settle, timed
 from benchmarks.indexes import prepare, work_dir
 from explorer.artifacts.layout import INDEX
 from explorer.build.builder import build
@@ -77,7 +78,9 @@ def _measure(folder: Path, explorer: Explorer, model, repeats: int, real: int,
     product(QUERIES[0]), baseline(QUERIES[0])  # warm-up: model load, first-call costs
     ours, theirs = [], []
     for _ in range(repeats):
+        settle()
         ours.extend(timed(lambda q=query: product(q))[0] for query in QUERIES)
+        settle()
         theirs.extend(timed(lambda q=query: baseline(q))[0] for query in QUERIES)
     ours_ms, theirs_ms = np.percentile(ours, [50, 99]) * 1000, np.percentile(theirs, [50, 99]) * 1000
     info = explorer.embedder.info
