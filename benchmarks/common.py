@@ -134,9 +134,32 @@ def machine() -> dict[str, Any]:
     absent = [flag for flag in wanted if flag not in present]
     named = " ".join(present) or "none"
     return {"cpu": model, "flags": named + (f"; not {' '.join(absent)}" if absent else ""),
+            "blas": blas_kernels(),
             "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def blas_kernels() -> str:
+    """The kernels each loaded OpenBLAS runs (FAISS's and numpy's own copies), and the
+    environment's OPENBLAS_CORETYPE that may have named them: FAISS's matrix products (the
+    relatives' self-join, the scan of several questions at once) ran 1.9x faster with AVX-512
+    kernels than AVX2 ones and 3.3x slower with SSE3 ones on one CPU (benchmarks/README.md,
+    "OpenBLAS's kernels"), so a table from another machine may differ for this alone."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown (no threadpoolctl)"
+    found = [f"{_owner(info)} {info.get('architecture', '?')}"
+             for info in threadpool_info() if info.get("internal_api") == "openblas"]
+    named = os.environ.get("OPENBLAS_CORETYPE")
+    return ", ".join(found or ["none loaded"]) + (f" (OPENBLAS_CORETYPE={named})" if named else "")
+
+
+def _owner(info: dict[str, Any]) -> str:
+    """Which package's copy of a library threadpoolctl found (by its file's path)."""
+    path = info.get("filepath", "")
+    return next((name for name in ("faiss", "numpy") if name in path), info.get("prefix", "?"))
 
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -159,7 +182,7 @@ def save(name: str, title: str, rows: list[dict[str, Any]], columns: list[str],
     RESULTS.mkdir(exist_ok=True)
     info = machine()
     text = (f"# {title}\n\n{info['date']} · {info['cpu']} (flags: {info['flags']}) · "
-            f"{info['cores']} cores · "
+            f"OpenBLAS kernels: {info['blas']} · {info['cores']} cores · "
             f"load average at the end {info['load_average']} (shared machine: only ratios "
             f"within one run are meaningful)\n\n{table(rows, columns)}\n\n{notes}\n")
     print(text)
