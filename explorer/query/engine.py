@@ -76,12 +76,12 @@ def _answering(verb: Callable) -> Callable:
 def _warming(folder: Path, model: str | None, backend: str, batch: bool
              ) -> tuple[ModelSpec, Future[Embedder]]:
     """The model of the index in `folder` (as its manifest names it now), being loaded and
-    warmed up on a thread of its own."""
+    warmed up for questions on a thread of its own (Explorer.open warms up the rest)."""
     spec = comparable_model(read_manifest(folder), folder, model)
 
     def load() -> Embedder:
         embedder = Embedder(spec, backend=backend, batch=batch)
-        embedder.warm_up()
+        embedder.warm_up_questions()
         return embedder
 
     return spec, _WARMING.submit(load)
@@ -128,7 +128,8 @@ class Explorer:
         `backend` picks the embedding runtime (embedder.BACKENDS; default: the fastest here).
         `batch`: questions that several threads ask at once share model runs and index scans
         (False: each runs alone; the answers are the same). `warm`: load the model now, on a
-        thread while the index loads (Embedder.warm_up), not on the first question (the app).
+        thread while the index loads (Embedder.warm_up_questions; its form for many texts at
+        once follows on that thread), and BM25, not on the first question (the app).
         """
         folder = Path(folder)
         warming = _warming(folder, model, backend, batch) if warm else None
@@ -136,10 +137,15 @@ class Explorer:
         spec = explorer.check_model(model) if model is not None or warming else None
         if warming is not None:
             warmed, loading = warming
+            if explorer.has_lexical:
+                _ = explorer.lexical  # BM25, which the first question needs too, meanwhile
             embedder = loading.result()
             if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._embedder = embedder
-            _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
+                # while the first page starts: the form that embeds many texts at once (the
+                # page's explanations, or questions asked side by side, wait for it if first)
+                _WARMING.submit(embedder.warm_up_batches)
+            _WARMING.submit(explorer._rows.warm_up)  # the id table
         return explorer
 
     # -- what is loaded -------------------------------------------------------------
