@@ -129,15 +129,24 @@ def machine() -> dict[str, Any]:
         pass
     model = next((line.split(":", 1)[1].strip() for line in flags.splitlines()
                   if line.startswith("Model name")), platform.processor())
+    fields = {name.strip(): value.strip() for name, _, value in
+              (line.partition(":") for line in flags.splitlines())}
     wanted = ("avx2", "avx512f", "avx_vnni", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
     present = [flag for flag in wanted if flag in cpu_flags()]
     absent = [flag for flag in wanted if flag not in present]
     named = " ".join(present) or "none"
     return {"cpu": model, "flags": named + (f"; not {' '.join(absent)}" if absent else ""),
-            "blas": blas_kernels(),
+            "blas": blas_kernels(), "cpu_id": _cpu_id(fields),
             "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def _cpu_id(lscpu: dict[str, str]) -> str:
+    """A short name of the CPU for file names: vendor, family and model (amd-f26-m2)."""
+    vendor = {"AuthenticAMD": "amd", "GenuineIntel": "intel"}.get(lscpu.get("Vendor ID", ""),
+                                                                   "cpu")
+    return f"{vendor}-f{lscpu.get('CPU family', '?')}-m{lscpu.get('Model', '?')}"
 
 
 def blas_kernels() -> str:

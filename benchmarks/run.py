@@ -1,7 +1,7 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
 NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib,
-years, profile, concurrent, explain, blas. Each prints a markdown table (the product's path
+years, profile, concurrent, explain, blas, targets. Each prints a markdown table (the product's path
 beside a plain baseline measured in the same run, with the ratio) and writes it to
 benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
@@ -18,7 +18,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "ray": "benchmarks.ray_scaling", "load": "benchmarks.load",
               "bib": "benchmarks.bibliography", "years": "benchmarks.years",
               "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent",
-              "explain": "benchmarks.explain", "blas": "benchmarks.blas"}
+              "explain": "benchmarks.explain", "blas": "benchmarks.blas",
+              "targets": "benchmarks.targets"}
 
 
 def main(argv: list[str]) -> int:
