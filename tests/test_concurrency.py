@@ -4,6 +4,7 @@ cached engine): every backend returns, under load, exactly what one thread gets.
 from __future__ import annotations
 
 import importlib.util
+import locale
 import threading
 import time
 from collections.abc import Callable
@@ -128,6 +129,17 @@ def test_questions_answered_at_once_run_on_streams_with_their_vectors_alone():
     assert runtime._stream_requests is not None
     for i, vectors in enumerate(together):
         np.testing.assert_allclose(np.vstack(vectors), alone[i::4], rtol=0, atol=ATOL)
+
+
+def test_models_compiled_in_several_threads_at_once_leave_the_locale_as_it_was():
+    """OpenVINO sets the process's locale to "C" while it compiles and puts back what it found:
+    compiles in two threads at once once left "C" for good, and Python decoded subprocess
+    output as ASCII from then on (runtimes._COMPILE_LOCK)."""
+    _loadable(OPENVINO)
+    before = locale.setlocale(locale.LC_CTYPE)
+    for _ in range(3):  # each engine compiles its question form and its form for many texts
+        _together(lambda _: Embedder(resolve_model("default"), backend=OPENVINO).warm_up(), 4)
+        assert locale.setlocale(locale.LC_CTYPE) == before
 
 
 # -- batching: questions that arrive together share model runs and index scans ----------------

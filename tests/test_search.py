@@ -212,8 +212,7 @@ def test_an_explorer_opened_warm_has_its_model_loaded_and_answers_alike(seeds_in
     assert ([(h.paper_id, round(h.score, 5)) for h in warm.search(question, 5)]
             == [(h.paper_id, round(h.score, 5)) for h in cold.search(question, 5)])
     assert warm.row(warm.papers[3].paper_id) == 3
-    # many texts at once (explanations embedded on demand): the form for them is compiled
-    # after open returned, and a call that comes first waits for it
+    # many texts at once (explanations embedded on demand), on the form compiled for them
     texts = [paper.abstract for paper in warm.papers[:40]]
     np.testing.assert_allclose(warm.embedder.embed_sentences(texts),
                                cold.embedder.embed_sentences(texts), atol=1e-5)

@@ -279,18 +279,8 @@ class Embedder:
 
     def warm_up(self) -> None:
         """Load now what the first question and the first explanations would wait for: a
-        question's run (warm_up_questions) and the compiled form that embeds many texts at
-        once (warm_up_batches)."""
-        self.warm_up_questions()
-        self.warm_up_batches()
-
-    def warm_up_questions(self) -> None:
-        """Load now what the first question waits for: a question's run."""
+        question's run and the compiled form that embeds many texts at once."""
         self.embed_query("warm-up")
-
-    def warm_up_batches(self) -> None:
-        """Compile now the form that embeds many texts at once (explanations embedded on
-        demand, questions asked side by side); a run that needs it meanwhile waits for it."""
         if self._exported is not None:
             self._exported.warm_up()
 

@@ -313,7 +313,18 @@ class _OpenVino:
                   "ENABLE_CPU_PINNING": cores() == cores(capped=False)}
         if hint == "THROUGHPUT":
             config["NUM_STREAMS"] = streams
-        return self._core.compile_model(self._path, "CPU", config)
+        with _COMPILE_LOCK:
+            return self._core.compile_model(self._path, "CPU", config)
+
+
+# OpenVINO (2026.4) sets the process's locale to "C" while it compiles a model (from its cache
+# too) and then puts back the locale it found. Two compiles at once in two threads (two engines
+# loading, one model warming while another loads) left "C" for good: Python then decoded a
+# subprocess's output and files opened without an encoding as ASCII (a test suite's run failed
+# so). Compiles take turns, so each puts back the process's own locale. Other threads still
+# see "C" while one runs, which is why Explorer.open(warm=True) makes every form before it
+# returns.
+_COMPILE_LOCK = threading.Lock()
 
 
 def _pool_of(compiled: Any) -> queue.Queue:

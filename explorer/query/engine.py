@@ -76,12 +76,12 @@ def _answering(verb: Callable) -> Callable:
 def _warming(folder: Path, model: str | None, backend: str, batch: bool
              ) -> tuple[ModelSpec, Future[Embedder]]:
     """The model of the index in `folder` (as its manifest names it now), being loaded and
-    warmed up for questions on a thread of its own (Explorer.open warms up the rest)."""
+    warmed up on a thread of its own."""
     spec = comparable_model(read_manifest(folder), folder, model)
 
     def load() -> Embedder:
         embedder = Embedder(spec, backend=backend, batch=batch)
-        embedder.warm_up_questions()
+        embedder.warm_up()
         return embedder
 
     return spec, _WARMING.submit(load)
@@ -128,8 +128,9 @@ class Explorer:
         `backend` picks the embedding runtime (embedder.BACKENDS; default: the fastest here).
         `batch`: questions that several threads ask at once share model runs and index scans
         (False: each runs alone; the answers are the same). `warm`: load the model now, on a
-        thread while the index loads (Embedder.warm_up_questions; its form for many texts at
-        once follows on that thread), and BM25, not on the first question (the app).
+        thread while the index and BM25 load (Embedder.warm_up), not on the first question
+        (the app). The model's compiled forms are all made before it returns: OpenVINO sets
+        the process's locale while it compiles (runtimes._COMPILE_LOCK), which other threads see.
         """
         folder = Path(folder)
         warming = _warming(folder, model, backend, batch) if warm else None
@@ -142,10 +143,7 @@ class Explorer:
             embedder = loading.result()
             if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._embedder = embedder
-                # while the first page starts: the form that embeds many texts at once (the
-                # page's explanations, or questions asked side by side, wait for it if first)
-                _WARMING.submit(embedder.warm_up_batches)
-            _WARMING.submit(explorer._rows.warm_up)  # the id table
+            _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
         return explorer
 
     # -- what is loaded -------------------------------------------------------------
