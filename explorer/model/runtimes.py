@@ -317,13 +317,14 @@ class _OpenVino:
             return self._core.compile_model(self._path, "CPU", config)
 
 
-# OpenVINO (2026.4) sets the process's locale to "C" while it compiles a model (from its cache
-# too) and then puts back the locale it found. Two compiles at once in two threads (two engines
-# loading, one model warming while another loads) left "C" for good: Python then decoded a
-# subprocess's output and files opened without an encoding as ASCII (a test suite's run failed
-# so). Compiles take turns, so each puts back the process's own locale. Other threads still
-# see "C" while one runs, which is why Explorer.open(warm=True) makes every form before it
-# returns.
+# OpenVINO sets the process's locale to "C" while it reads or writes its model cache (CACHE_DIR)
+# and then puts back the locale it found, when the numeric locale is not "C" already (its
+# pull request 24431, for issue 24370: its XML parser misread numbers under other locales).
+# Two compiles at once in two threads (two engines loading, one model warming while another
+# loads) left "C" for good: Python then decoded a subprocess's output and files opened without
+# an encoding as ASCII (a test suite's run failed so). Compiles take turns, so each puts back
+# the process's own locale. Other threads still see "C" while one runs, which is why
+# Explorer.open(warm=True) makes every compiled form before it returns.
 _COMPILE_LOCK = threading.Lock()
 
 
