@@ -127,10 +127,9 @@ def machine() -> dict[str, Any]:
         flags = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
     except OSError:
         pass
-    model = next((line.split(":", 1)[1].strip() for line in flags.splitlines()
-                  if line.startswith("Model name")), platform.processor())
     fields = {name.strip(): value.strip() for name, _, value in
               (line.partition(":") for line in flags.splitlines())}
+    model = fields.get("Model name") or platform.processor()
     wanted = ("avx2", "avx512f", "avx_vnni", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
     present = [flag for flag in wanted if flag in cpu_flags()]
     absent = [flag for flag in wanted if flag not in present]
