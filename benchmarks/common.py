@@ -149,25 +149,19 @@ def _cpu_id(lscpu: dict[str, str]) -> str:
 
 
 def blas_kernels() -> str:
-    """The kernels each loaded OpenBLAS runs (FAISS's and numpy's own copies), and the
-    environment's OPENBLAS_CORETYPE that may have named them: FAISS's matrix products (the
-    relatives' self-join, the scan of several questions at once) ran 1.9x faster with AVX-512
-    kernels than AVX2 ones and 3.3x slower with SSE3 ones on one CPU (benchmarks/README.md,
-    "OpenBLAS's kernels"), so a table from another machine may differ for this alone."""
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        return "unknown (no threadpoolctl)"
-    found = [f"{_owner(info)} {info.get('architecture', '?')}"
-             for info in threadpool_info() if info.get("internal_api") == "openblas"]
+    """The kernels each loaded OpenBLAS runs (FAISS's and numpy's own copies), whose copy
+    multiplies the product's exact searches of many queries (explorer/index/blas.py), and the
+    environment's OPENBLAS_CORETYPE that may have named them: one block of the relatives'
+    self-join ran 1.9x faster with AVX-512 kernels than AVX2 ones and 3.2x slower with SSE3
+    ones on one CPU (benchmarks/README.md, "OpenBLAS's kernels"), so a table from another
+    machine may differ for this alone."""
+    from explorer.index import blas
+
+    found = [f"{owner} {name}" for owner, name in blas.kernels().items()]
+    products = "numpy's" if blas.numpy_multiplies() else "FAISS's"
     named = os.environ.get("OPENBLAS_CORETYPE")
-    return ", ".join(found or ["none loaded"]) + (f" (OPENBLAS_CORETYPE={named})" if named else "")
-
-
-def _owner(info: dict[str, Any]) -> str:
-    """Which package's copy of a library threadpoolctl found (by its file's path)."""
-    path = info.get("filepath", "")
-    return next((name for name in ("faiss", "numpy") if name in path), info.get("prefix", "?"))
+    return (", ".join(found or ["none loaded"]) + f"; many-query searches multiply with {products}"
+            + (f" (OPENBLAS_CORETYPE={named})" if named else ""))
 
 
 def table(rows: list[dict[str, Any]], columns: list[str]) -> str:

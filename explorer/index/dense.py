@@ -3,7 +3,8 @@
 Searching is safe from many threads at once: FAISS documents its CPU indexes as thread-safe
 for concurrent searches and other calls that do not change the index; a filtered search builds
 its own selector and parameters per call, and OpenMP thread counts set here are per thread.
-A big exact index answers a few queries by scanning its row ranges (index/scan.py).
+A big exact index answers a few queries by scanning its row ranges (index/scan.py); many
+queries are multiplied with numpy's BLAS where FAISS's runs older kernels (index/blas.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import faiss
 import numpy as np
 
 from explorer.batching import IN_PROGRESS
-from explorer.index import scan
+from explorer.index import blas, scan
 from explorer.index.scan import FEW_QUERIES
 
 EXACT = "flat"
@@ -164,6 +165,9 @@ class VectorIndex:
                                         self.longest())
             return scan.split_search(self.vectors(), queries, top_k, ranges, alone)
         if allowed is None:
+            if (self.kind == EXACT and blas.many(len(queries), self.dimension)
+                    and blas.numpy_multiplies()):  # FAISS's own BLAS runs older kernels here
+                return blas.knn(self.vectors(), queries, top_k)
             return self._index.search(queries, top_k)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)  # the selector points into it
         selector = faiss.IDSelectorBatch(len(ids), faiss.swig_ptr(ids))
