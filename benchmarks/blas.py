@@ -11,9 +11,11 @@ wider (`explorer/index/blas.py`), and keeps FAISS's search elsewhere.
 
 Each row is a new process (the kernels are chosen at load) that searches the first --rows
 vectors of the ~92k index against all of them for their 21 nearest, timed over --repeats
-runs (median; the two alternate): FAISS's own search (faiss_s) and the product's (`VectorIndex.search`,
-product_s), each checked against a float64 NumPy product on the first 512 rows (the largest
-score error; WRONG when a row's 21 neighbours differ beyond ties). Rows: the environment as
+runs (median; the three alternate): FAISS's own search (faiss_s), the product's
+(`VectorIndex.search`, product_s: FAISS's or numpy's products, as `index/blas.py` chooses
+here) and the numpy path whatever the choice (`blas.knn`, numpy_s: what the choice weighs),
+each checked against a float64 NumPy product on the first 512 rows (the largest score error
+of the three; WRONG when a row's 21 neighbours differ beyond ties). Rows: the environment as
 it is; each named kernel set for both OpenBLAS copies (OPENBLAS_L2_SIZE as the environment
 has it); where the environment names kernels, a child without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE (a machine that sets neither: each OpenBLAS places the CPU itself); and
@@ -62,14 +64,18 @@ def timed(*searches):  # alternating, so that neither pays alone for a warmer or
             times[number].append(time.perf_counter() - started)
     return [statistics.median(t) for t in times], found
 
-def checked(found):  # the kernels' correctness, on the first 512 rows' results
-    scores, rows = found[0][:512], found[1][:512]
-    exact = queries[:512].astype(np.float64) @ vectors.T.astype(np.float64)
-    got = np.take_along_axis(exact, rows, axis=1)
-    kth = -np.partition(-exact, 20, axis=1)[:, 20]
-    return float(np.abs(got - scores).max()), float(np.mean((got < kth[:, None] - 1e-5).any(axis=1)))
+def numpy_search(queries, top_k):  # the product's numpy path, whichever path it chooses here
+    return blas.knn(vectors, queries, top_k)
 
-(faiss_s, product_s), (faiss_found, product_found) = timed(index.search, product.search)
+(faiss_s, product_s, numpy_s), found = timed(index.search, product.search, numpy_search)
+exact = queries[:512].astype(np.float64) @ vectors.T.astype(np.float64)  # on the first 512 rows
+kth = -np.partition(-exact, 20, axis=1)[:, 20]
+
+def checked(answer):  # the largest score error, the share of rows with a wrong neighbour
+    got = np.take_along_axis(exact, answer[1][:512], axis=1)
+    wrong = (got < kth[:, None] - 1e-5).any(axis=1)
+    return float(np.abs(got - answer[0][:512]).max()), float(np.mean(wrong))
+
 kernels = blas.kernels()
 joins = {}
 if sys.argv[5] == "join":  # the whole self-join of a build's relatives step, both ways
@@ -82,15 +88,15 @@ if sys.argv[5] == "join":  # the whole self-join of a build's relatives step, bo
         joins[name[:-2]] = near_pairs(product, FLOOR, NEIGHBOURS)
         joins[name] = time.perf_counter() - started
     faiss_pairs, product_pairs = joins.pop("join_faiss"), joins.pop("join_product")
-    found = [set(map(tuple, pairs.rows.tolist())) for pairs in (faiss_pairs, product_pairs)]
+    kept = [set(map(tuple, pairs.rows.tolist())) for pairs in (faiss_pairs, product_pairs)]
     same = np.array_equal(faiss_pairs.rows, product_pairs.rows)  # also in the same order
     joins["join_pairs"] = f"{len(product_pairs):,}" + (
-        "" if same else f" ({len(found[0] ^ found[1])} differ)")
-print(json.dumps({**joins, "faiss_s": faiss_s, "product_s": product_s,
+        "" if same else f" ({len(kept[0] ^ kept[1])} differ)")
+print(json.dumps({**joins, "faiss_s": faiss_s, "product_s": product_s, "numpy_s": numpy_s,
                   "faiss_kernels": kernels.get("faiss", "?"),
                   "numpy_kernels": kernels.get("numpy", "?"),
                   "products": "numpy's" if blas.numpy_multiplies() else "FAISS's",
-                  "faiss_check": checked(faiss_found), "product_check": checked(product_found)}))
+                  "checks": [checked(answer) for answer in found]}))
 """
 
 
@@ -121,13 +127,15 @@ def run(argv: list[str]) -> None:
     for row in rows:
         if environment and row.get("faiss_s"):
             row["faiss_vs_environment"] = f"{environment / row['faiss_s']:.2f}x"
-        if row.get("product_s") and row.get("faiss_s"):
-            row["product_vs_faiss"] = f"{row['faiss_s'] / row['product_s']:.2f}x"
+        for side in ("product", "numpy"):
+            if row.get(f"{side}_s") and row.get("faiss_s"):
+                row[f"{side}_vs_faiss"] = f"{row['faiss_s'] / row[f'{side}_s']:.2f}x"
     save("blas", f"One block of the relatives' self-join ({args.rows:,} vectors against "
          f"{args.size:,}, 21 nearest): FAISS's search and the product's under each OpenBLAS "
          "kernel set", rows,
          ["setting", "faiss_kernels", "numpy_kernels", "products", "faiss_s", "product_s",
-          "product_vs_faiss", "faiss_vs_environment", "error", "outcome"]
+          "product_vs_faiss", "numpy_s", "numpy_vs_faiss", "faiss_vs_environment", "error",
+          "outcome"]
          + (["join_faiss_s", "join_product_s", "join_pairs"] if args.join else []),
          notes=__doc__.strip())
 
@@ -142,11 +150,10 @@ def _measure(folder, args, env: dict[str, str], faiss_alone: str, label: str,
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return {"setting": label, "outcome": f"failed (exit {result.returncode}): {tail}"}
     found = json.loads(result.stdout.strip().splitlines()[-1])
-    errors = [found["faiss_check"][0], found["product_check"][0]]
-    wrong = found["faiss_check"][1] + found["product_check"][1]
-    outcome = "right" if wrong == 0 and max(errors) < 1e-4 else "WRONG RESULTS"
-    return {"setting": label, **found, "faiss_s": round(found["faiss_s"], 3),
-            "product_s": round(found["product_s"], 3),
-            **{key: round(found[key], 1) for key in ("join_faiss_s", "join_product_s") if key in found},
-            "error": f"{max(errors):.1e}",
+    error = max(check[0] for check in found["checks"])
+    wrong = sum(check[1] for check in found["checks"])
+    outcome = "right" if wrong == 0 and error < 1e-4 else "WRONG RESULTS"
+    seconds = {key: round(found[key], 3) for key in ("faiss_s", "product_s", "numpy_s")}
+    joins = {key: round(found[key], 1) for key in ("join_faiss_s", "join_product_s") if key in found}
+    return {"setting": label, **found, **seconds, **joins, "error": f"{error:.1e}",
             "outcome": outcome}

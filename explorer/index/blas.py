@@ -5,7 +5,7 @@ queries x dimensions on) with the OpenBLAS its wheel bundles: 0.3.15, from 2021,
 its kernels from the CPU's model number when it loads. A CPU newer than that release (AMD's
 Zen 4 and 5, Intel's Xeons from Sapphire Rapids on) gets its SSE kernels: on a Zen-5 EPYC
 'Barcelona', where numpy's own, newer OpenBLAS runs 'SkylakeX' (AVX-512), and one block of the
-relatives' self-join took 4.1 s against 1.3 s (benchmarks/README.md, "OpenBLAS's kernels").
+relatives' self-join took 3.7 s against 1.1 s (benchmarks/README.md, "OpenBLAS's kernels").
 Machines may name the kernels in OPENBLAS_CORETYPE, which both copies obey; nothing here
 changes it.
 
