@@ -16,9 +16,11 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
+from explorer.collections.records import MAX_NAME_CHARS
 from explorer.collections.store import Collections
 from explorer.errors import ExplorerError
-from explorer.query.engine import Explorer, Hit
+from explorer.query.drafts import MAX_DRAFT_BYTES
+from explorer.query.engine import MAX_QUESTION_CHARS, Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
 from explorer.ui import drafts, page, public, topics, twins, years
@@ -170,8 +172,8 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
                        key=f"example-{number}")
         return
     for note in (page.query_note(location.query), explorer.query_note(location.query)):
-        if note:
-            st.info(note, icon=":material/info:")
+        if note:  # the question's own words are quoted: escaped
+            st.info(escape_markdown(note), icon=":material/info:")
     chart = st.empty()  # the years chart, drawn after the cards (years_ui)
     hits = ranked(explorer, location, "search", location.query)
     if not hits:  # the chart still shows the years with matches when a year filter has none
@@ -272,8 +274,10 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                 button("Remove", location.mark(paper_id, None), key=f"m-{paper_id}-drop",
                        icon=":material/close:", type="tertiary")
     downloads_ui([explorer.paper(pid) for pid in location.like], root, "liked-papers", "marked")
-    st.text_input(page.STEER, key="steer_box", on_change=lambda: go(
+    st.text_input(page.STEER, key="steer_box", max_chars=MAX_QUESTION_CHARS, on_change=lambda: go(
         replace(st.session_state.location, steer=st.session_state.steer_box)))
+    if location.steer.strip() and (note := explorer.query_note(location.steer)):
+        st.info(escape_markdown(note), icon=":material/info:")
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
         hits = ranked(explorer, location, "recommend", location.like, location.unlike, location.steer)
         st.markdown("#### Recommended from the marked set")
@@ -324,7 +328,8 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
                       on_click=lambda: on_collection(
                           saved.open_collection, st.session_state.collection_pick, location, explorer))
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
+            st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT,
+                          max_chars=MAX_NAME_CHARS)
             st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
                       on_collection(saved.save_new, st.session_state.collection_name, location))
 
@@ -345,7 +350,7 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
                   args=(saved.save_changes, opened, location))
         with st.popover("Rename", icon=":material/edit:"):
             box = saved.rename_key(opened)  # a fresh box for each open collection
-            st.text_input("New name", key=box, value=opened.name)
+            st.text_input("New name", key=box, value=opened.name, max_chars=MAX_NAME_CHARS)
             st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
                 saved.rename_open, opened, st.session_state[box], location))
         with st.popover("Share", icon=":material/link:"):
@@ -372,7 +377,8 @@ def on_check(explorer: Explorer) -> None:
 def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     st.markdown("### Check my draft")
     st.caption(drafts.INTRO)
-    st.text_area(drafts.TEXT_LABEL, key="draft_text", height=200, placeholder=drafts.TEXT_HINT)
+    st.text_area(drafts.TEXT_LABEL, key="draft_text", height=200, placeholder=drafts.TEXT_HINT,
+                 max_chars=MAX_DRAFT_BYTES)  # a character is at least a byte
     st.file_uploader(drafts.FILE_LABEL, type=drafts.DRAFT_SUFFIXES, key="draft_file")
     source = st.radio(drafts.CITED_LABEL, drafts.CITED_SOURCES, key="draft_cited", horizontal=True)
     if source == drafts.UPLOAD:
@@ -557,7 +563,8 @@ def app_ui(folder: str, model: str | None = None) -> None:
     if notice:
         st.warning(notice)
     st.text_input("Ask a question", key="query_box", on_change=on_query, icon=":material/search:",
-                  placeholder=page.PLACEHOLDER, label_visibility="collapsed")
+                  placeholder=page.PLACEHOLDER, label_visibility="collapsed",
+                  max_chars=MAX_QUESTION_CHARS)  # a pasted abstract fits; query_note: the rest
     trail_ui(explorer, location, st.session_state.trail)
     st.query_params.from_dict(encode(location))
     show = {"ask": ask_ui, "paper": paper_ui, "marked": marked_ui, "map": map_ui,

@@ -9,7 +9,7 @@ import pytest
 from explorer.query.engine import Filters
 from explorer.ui.links import (
     DEFAULT_TOP_K,
-    MAX_QUERY_CHARS,
+    MAX_QUESTION_CHARS,
     MAX_TOP_K,
     Location,
     decode,
@@ -81,9 +81,9 @@ def test_odd_links_fall_back_to_sensible_views(params, expected):
 
 
 def test_very_long_text_in_a_link_is_cut():
-    state = decode({"q": "x" * (MAX_QUERY_CHARS * 2)})
-    assert len(state.query) == MAX_QUERY_CHARS
-    assert len(encode(Location(query="y" * (MAX_QUERY_CHARS + 7)))["q"][0]) == MAX_QUERY_CHARS
+    state = decode({"q": "x" * (MAX_QUESTION_CHARS * 2)})
+    assert len(state.query) == MAX_QUESTION_CHARS
+    assert len(encode(Location(query="y" * (MAX_QUESTION_CHARS + 7)))["q"][0]) == MAX_QUESTION_CHARS
 
 
 def test_misuse_raises_value_error():

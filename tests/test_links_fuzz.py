@@ -7,7 +7,7 @@ import urllib.parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.ui.links import MAX_MARKED, MAX_QUERY_CHARS, MAX_TOP_K, MAX_YEAR, PAGES, decode, encode
+from explorer.ui.links import MAX_MARKED, MAX_QUESTION_CHARS, MAX_TOP_K, MAX_YEAR, PAGES, decode, encode
 
 KEYS = ["q", "paper", "view", "like", "unlike", "steer", "venue", "source", "year", "k"]
 VALUE = st.one_of(
@@ -30,7 +30,7 @@ def assert_valid(state) -> None:
         assert state.year_min <= state.year_max
     assert not set(state.like) & set(state.unlike)
     assert len(state.like) <= MAX_MARKED and len(state.unlike) <= MAX_MARKED
-    assert len(state.query) <= MAX_QUERY_CHARS and len(state.steer) <= MAX_QUERY_CHARS
+    assert len(state.query) <= MAX_QUESTION_CHARS and len(state.steer) <= MAX_QUESTION_CHARS
 
 
 @settings(max_examples=1500, deadline=None)

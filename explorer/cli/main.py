@@ -236,6 +236,8 @@ def _recommend(args, settings: Settings, parser) -> int:
     if not args.like and not args.collection and not (args.query and args.query.strip()):
         parser.error("recommend: give at least one --like ID, a --collection or a --query")
     explorer, filters = _open(args, settings)
+    if args.query and (note := explorer.query_note(args.query)):
+        print(f"explorer: note: {safe_text(note)}", file=sys.stderr)
     like = list(args.like)
     if args.collection:
         like += [i for i in liked_papers(settings, args.collection, explorer) if i not in like]

@@ -42,6 +42,14 @@ QUESTION_BATCH = 8  # questions in one run at most (benchmarks/README.md, "Concu
 # parallel runs (18.9 ms a hit against 34.4 in batches of 32 on two AVX-512 bf16 cores, model
 # alone; abstracts gain nothing from it: benchmarks/README.md).
 SENTENCE_BATCH = 8
+# The longest question (or steer text) anything reads: a longer one is cut here, before it is
+# tokenised (5 MB took 8-11 s to tokenise, holding the GIL; 4,000 characters take about 0.3 ms).
+# The model reads 256 word pieces: in 39,000 titles+abstracts of ACM-CR and paperlists-ml those
+# covered at most 1,663 characters (median 1,300), so the cut never changes a real question's
+# vector (models reading 384 or 512 word pieces stay under it too); and 99% of whole
+# titles+abstracts are under 2,320 characters, so a pasted abstract fits whole for word matching.
+MAX_QUESTION_CHARS = 4_000
+WORD_CHARS = 100  # a cut moves back at most this far to a space (BERT reads no longer word)
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
                       "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
 
@@ -131,6 +139,36 @@ def _fingerprint(path: Path, content: bool = True, package: str | None = None) -
         if content:
             digest.update(f":{file_checksum(weights, 'crc32')}".encode())
     return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How much of a question the model reads: `tokens` in its first MAX_QUESTION_CHARS
+    characters (special tokens included, before truncation) and `chars`, the characters of the
+    question that the model's first max_seq_length tokens cover (all it was given when fewer)."""
+
+    tokens: int
+    chars: int
+
+
+def cut_question(text: str) -> str:
+    """`text` cut to at most MAX_QUESTION_CHARS characters, at a space when one is within
+    WORD_CHARS of the cut (no word read in half); reads nothing past the cut."""
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text
+    for end in range(MAX_QUESTION_CHARS, MAX_QUESTION_CHARS - WORD_CHARS, -1):
+        if text[end].isspace():
+            return text[:end]
+    return text[:MAX_QUESTION_CHARS]
+
+
+def reach_of(offsets: Sequence[tuple[int, int]], special: Sequence[int], limit: int,
+             length: int) -> Reach:
+    """The Reach of a text of `length` characters from its untruncated tokens' character
+    `offsets` and special-token mask, for a model reading `limit` tokens."""
+    ends = [end for (_, end), is_special in zip(offsets, special) if not is_special]
+    kept = limit - (len(offsets) - len(ends))  # the text's own tokens the model keeps
+    return Reach(len(offsets), length if len(ends) <= kept else ends[max(kept, 1) - 1])
 
 
 class Embedder:
@@ -271,8 +309,10 @@ class Embedder:
         return [flat[bounds[i]:bounds[i + 1]] for i in range(len(texts))]
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query -> float32 (d,), unit length. Safe from many threads at once:
-        questions that arrive together are embedded in one run (`batch`)."""
+        """Embed one query (cut_question: its first MAX_QUESTION_CHARS characters) -> float32
+        (d,), unit length. Safe from many threads at once: questions that arrive together are
+        embedded in one run (`batch`)."""
+        text = cut_question(text)
         if self._questions is None:
             return self._embed_questions([text])[0]
         return self._questions(text)
@@ -290,6 +330,7 @@ class Embedder:
         embed_query embeds it, up to float rounding), else one run each."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        texts = [cut_question(text) for text in texts]
         if self._questions is None:  # batching off, or a backend whose vectors depend on it
             return np.vstack([self._embed_questions([text]) for text in texts])
         return self._embed_questions(list(texts))
@@ -298,14 +339,26 @@ class Embedder:
         """Embed questions -> float32 (n, d), unit rows, each as embed_query embeds it."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._encode(list(texts))
+        return self._encode([cut_question(text) for text in texts])
 
     def token_count(self, text: str) -> int:
-        """Tokens the model would see before truncation (special tokens included)."""
+        """Tokens the model would see before truncation (special tokens included) in the
+        question `text` (its first MAX_QUESTION_CHARS characters: no longer text is tokenised)."""
+        return self.reach(text).tokens
+
+    def reach(self, text: str) -> Reach:
+        """How much of the question `text` the model reads, tokenising only cut_question(text)."""
+        question = cut_question(text)
         if self._exported is not None:
-            return self._exported.token_count(text)
-        with self._tokenizer_lock:
-            return len(self._model.tokenizer(text, add_special_tokens=True)["input_ids"])
+            encoding = self._exported.untruncated(question)
+            offsets, special = encoding.offsets, encoding.special_tokens_mask
+        else:
+            with self._tokenizer_lock:
+                encoded = self._model.tokenizer(
+                    question, add_special_tokens=True, return_offsets_mapping=True,
+                    return_special_tokens_mask=True, verbose=False)
+            offsets, special = encoded["offset_mapping"], encoded["special_tokens_mask"]
+        return reach_of(offsets, special, self.max_seq_length, len(question))
 
     def _serialised(self, tokenize: Callable) -> Callable:
         """`tokenize` run by one thread at a time. A transformers fast tokenizer sets truncation

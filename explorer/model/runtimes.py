@@ -130,8 +130,9 @@ class ExportedModel:
                                                      encoding.special_tokens_mask, spans[row])
         return out, pooled, whole
 
-    def token_count(self, text: str) -> int:
-        """Tokens before truncation, special tokens included."""
+    def untruncated(self, text: str) -> Any:
+        """`text`'s whole tokenizers.Encoding: no truncation, special tokens included (the
+        caller bounds `text`: it is tokenised whole)."""
         if self._counter is None:
             with self._counter_lock:  # configured once, before any thread encodes with it
                 if self._counter is None:
@@ -141,7 +142,7 @@ class ExportedModel:
                     counter.no_truncation()
                     counter.no_padding()
                     self._counter = counter
-        return len(self._counter.encode(text).ids)
+        return self._counter.encode(text)
 
     def _feed(self, encodings: list) -> dict[str, np.ndarray]:
         return feed(encodings, self._inputs, self._pad_id)

@@ -28,7 +28,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.index.pairs import Pairs
-from explorer.model.embedder import AUTO, Embedder, ModelSpec
+from explorer.model.embedder import AUTO, MAX_QUESTION_CHARS, Embedder, ModelSpec, cut_question
 from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.query.channels import (
     Channel,
@@ -49,7 +49,8 @@ from explorer.query.suggest import PaperRows
 from explorer.query.topics import Topic, TopicTable
 from explorer.settings import DEFAULT_INDEX_DIR, cores
 
-__all__ = ["DEFAULT_RECOMMENDER", "RECOMMENDERS", "Explorer", "Filters", "Hit", "QueryOptions"]
+__all__ = ["DEFAULT_RECOMMENDER", "MAX_QUESTION_CHARS", "RECOMMENDERS", "Explorer", "Filters", "Hit",
+           "QueryOptions", "cut_question"]
 
 RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
@@ -60,6 +61,7 @@ DEFAULT_RECOMMENDER = "svm"
 # batch of 4 costs half a lone question's CPU each, and a bigger one keeps its last callers
 # waiting on the others (benchmarks/README.md, "Concurrent answers").
 ASKED_TOGETHER = 4
+TAIL_CHARS = 40  # the end of what the model read, quoted in query_note
 
 
 def _answering(verb: Callable) -> Callable:
@@ -177,16 +179,24 @@ class Explorer:
 
     # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
-        """The query's vector (d,)."""
+        """The query's vector (d,) (of its first MAX_QUESTION_CHARS characters)."""
         return self.embedder.embed_query(query)
 
     def query_note(self, query: str) -> str | None:
-        """A note for the user when the query is longer than the model reads."""
-        tokens = self.embedder.token_count(query)
-        limit = self.embedder.max_seq_length
-        if tokens > limit:
-            return f"query is {tokens} tokens; the model reads the first {limit}, the rest is ignored"
-        return None
+        """A note for the user when the question is longer than a question may be (it is cut
+        to MAX_QUESTION_CHARS characters) or than the model reads (where the model stopped);
+        None when all of it is read. Tokenises at most MAX_QUESTION_CHARS characters."""
+        query = query.strip()
+        reach, limit = self.embedder.reach(query), self.embedder.max_seq_length
+        notes = []
+        if len(query) > MAX_QUESTION_CHARS:
+            notes.append(f"Your question is {len(query):,} characters: only its first "
+                         f"{MAX_QUESTION_CHARS:,} are used.")
+        if reach.tokens > limit:
+            read = _tail(query[:reach.chars])
+            notes.append(f"The model reads its first {limit} tokens, up to “…{read}”; the rest "
+                         "counts only in word matching (lexical and hybrid modes).")
+        return " ".join(notes) or None
 
     # Each verb takes `top_k` and `filters` (positional, as before) and the other options as
     # keywords (mode, diverse, feedback), or all of them as one QueryOptions: `options`, which
@@ -194,10 +204,12 @@ class Explorer:
     @_answering
     def search(self, query: str, top_k: int | None = None, filters: Filters | None = None, *,
                options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
-        """Papers ranked for `query` ([] when empty). Default mode: `default_mode`; hybrid runs
-        the pseudo-relevance feedback pass unless `feedback=False` (policy.DEFAULT_FEEDBACK)."""
+        """Papers ranked for `query` ([] when empty; its first MAX_QUESTION_CHARS characters:
+        query_note says when it is cut). Default mode: `default_mode`; hybrid runs the
+        pseudo-relevance feedback pass unless `feedback=False` (policy.DEFAULT_FEEDBACK)."""
         if not query or not query.strip():
             return []
+        query = cut_question(query)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         if self._asked is not None:
             return self._asked((query, options))
@@ -219,8 +231,10 @@ class Explorer:
                       **changes: Any) -> list[Hit]:
         """Papers ranked by inner product with `vector` (d,), skipping rows in `exclude`.
 
-        Give the query's `text` too to rank it with the default mode (hybrid fuses BM25);
-        without it the ranking is dense whatever the mode."""
+        Give the query's `text` too (its first MAX_QUESTION_CHARS characters are read) to rank
+        it with the default mode (hybrid fuses BM25); without it the ranking is dense whatever
+        the mode."""
+        text = cut_question(text)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         if not text:
             options = dataclasses.replace(options, mode=DENSE)
@@ -241,9 +255,11 @@ class Explorer:
                         filters: Filters | None = None, *, options: QueryOptions | None = None,
                         **changes: Any) -> list[Hit]:
         """Papers most like a document that is not in the index (e.g. a title and abstract):
-        the text is embedded as a document and, in lexical/hybrid mode, matched by BM25."""
+        the text (its first MAX_QUESTION_CHARS characters) is embedded as a document and, in
+        lexical/hybrid mode, matched by BM25."""
         if not text or not text.strip():
             return []
+        text = cut_question(text)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         vector = None if options.mode == LEXICAL else self.embedder.embed_documents([text])[0]
         return self.rank(text, vector, options=options, kind=PAPERS, paper_query=True)
@@ -294,7 +310,9 @@ class Explorer:
         ones, plus the query's vector) or "svm" (a linear SVM per request, liked papers against
         all others, as arxiv-sanity does; the query's cosine is added). With the centroid,
         lexical/hybrid mode also matches the liked papers' words by BM25. Seeds never come
-        back; no feedback pass unless `feedback=True`."""
+        back; no feedback pass unless `feedback=True`. `query`: its first MAX_QUESTION_CHARS
+        characters."""
+        query = cut_question(query) if query else query
         if method not in RECOMMENDERS:
             raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
         liked = [self.row(pid) for pid in like]
@@ -445,6 +463,13 @@ class Explorer:
         lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
         spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
         return spans, self.artifacts.arrays[SENTENCE_VECTORS][lo:hi].astype(np.float32)
+
+
+def _tail(text: str) -> str:
+    """The last words of `text`, at most TAIL_CHARS characters (whole words when it can)."""
+    tail = text[-TAIL_CHARS:]
+    space = tail.find(" ")
+    return tail[space + 1:] if len(text) > TAIL_CHARS and 0 <= space < len(tail) - 1 else tail
 
 
 def _reference(scale: Scale | None) -> tuple[float, ...]:

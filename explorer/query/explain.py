@@ -19,6 +19,7 @@ from explorer.corpus.papers import Paper
 from explorer.corpus.words import STOP_WORDS
 from explorer.index.lexical import LexicalIndex, Tokenizer
 from explorer.index.lexical import lexical_text as _indexed_text
+from explorer.model.embedder import cut_question
 
 _TERM = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
 
@@ -75,9 +76,9 @@ class PairExplanation:
 def explain_match(explorer: Explainable, query_vector: np.ndarray, paper_id: str,
                   top_k: int = 2, query: str = "") -> MatchExplanation:
     """The `top_k` sentences of the paper closest to `query_vector` (d,), best first, and the
-    key terms the paper shares with `query` text."""
+    key terms the paper shares with `query` text (its first MAX_QUESTION_CHARS characters)."""
     paper = explorer.paper(paper_id)
-    terms = shared_terms(query, _indexed_text(paper), idf=_idf(explorer))
+    terms = shared_terms(cut_question(query), _indexed_text(paper), idf=_idf(explorer))
     spans, vectors = explorer.sentences(paper_id)
     if not spans:
         return MatchExplanation([], terms)

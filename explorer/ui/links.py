@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from explorer.query.engine import Filters
+from explorer.query.engine import MAX_QUESTION_CHARS, Filters
 
 ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS = (
     "ask", "paper", "marked", "map", "draft", "topic", "twins")
@@ -28,7 +28,6 @@ WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links 
 WITH_TOPIC = (TOPIC, MAP)  # the pages that show a topic (the map: zoomed to it)
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
-MAX_QUERY_CHARS = 5000  # longer text in a link is cut; the model reads far less anyway
 MAX_MARKED = 200  # ids per marked list (and venues, sources) read from a link
 MAX_ID_CHARS = 300
 MAX_YEAR = 9999
@@ -82,7 +81,7 @@ def encode(location: Location) -> dict[str, list[str]]:
     if location.page in VIEWS:
         params["view"] = [location.page]
     if location.query:
-        params["q"] = [location.query[:MAX_QUERY_CHARS]]
+        params["q"] = [location.query[:MAX_QUESTION_CHARS]]
     if location.paper_id and location.page in WITH_PAPER:
         params["paper"] = [location.paper_id]
     if location.topic and location.page in WITH_TOPIC:
@@ -92,7 +91,7 @@ def encode(location: Location) -> dict[str, list[str]]:
         if values:
             params[key] = list(values)
     if location.steer:
-        params["steer"] = [location.steer[:MAX_QUERY_CHARS]]
+        params["steer"] = [location.steer[:MAX_QUESTION_CHARS]]
     if location.year_min is not None or location.year_max is not None:
         params["year"] = [f"{location.year_min or ''}-{location.year_max or ''}"]
     if location.top_k != DEFAULT_TOP_K:
@@ -108,12 +107,13 @@ def link(base_url: str, location: Location) -> str:
 
 def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
     """The location a link describes. Never raises: unreadable parts fall back to defaults, a paper
-    marked both ways is marked neither way, lists and text are cut to sane sizes."""
+    marked both ways is marked neither way, lists and text are cut to sane sizes (a value to
+    MAX_QUESTION_CHARS characters, the longest question)."""
     values = _lists(params)
 
     def last(key: str) -> str:
         found = values.get(key) or [""]
-        return found[-1].strip()[:MAX_QUERY_CHARS].strip()
+        return found[-1].strip()[:MAX_QUESTION_CHARS].strip()
 
     paper_id = last("paper")
     paper_id = paper_id if 0 < len(paper_id) <= MAX_ID_CHARS else None

@@ -15,6 +15,7 @@ from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
+from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
 from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
 from explorer.ui.public import public_path
@@ -36,8 +37,9 @@ SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank 
 OLD_SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that "
                   "are at least this similar; 'weak' = most of them are. (This index was built "
                   "before question scores were stored: rebuild it for a strength word.)")
-START = ("Ask in plain words, e.g. *which models can track group operations?* Or start from a "
-         "topic of this corpus:")
+START = ("Ask in plain words, e.g. *which models can track group operations?*, or paste an "
+         f"abstract (the box takes {MAX_QUESTION_CHARS:,} characters). Or start from a topic of "
+         "this corpus:")
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
 NO_MATCH = "No paper matches the filters. Widen them in the sidebar."
 ASKED = ("{count} papers closest to your question, by meaning (cos) and the words they share; "

@@ -4,6 +4,8 @@ ranking a location asks for (under a hashable key) and the highlights of its hit
 The memos are per Explorer (a rebuilt index is a new Explorer: nothing stale is served, and
 nothing here keeps an old one alive) and safe to share between the app's sessions; question
 vectors are remembered per model, so a rebuild with the same model embeds no question again.
+Questions and steer texts are cut (engine.cut_question) before they become part of a key, so no
+key holds more than MAX_QUESTION_CHARS characters of a visitor's text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.query.engine import Explorer, Filters, Hit
+from explorer.query.engine import Explorer, Filters, Hit, cut_question
 from explorer.query.explain import explain_match, explain_pair
 from explorer.query.options import QueryOptions
 from explorer.query.years import SPREAD_DEPTH, corpus_spread
@@ -66,7 +68,9 @@ def _memo(explorer: Explorer, kind: str) -> Memo:
 
 
 def embed(explorer: Explorer, text: str) -> np.ndarray:
-    """The (d,) vector of a question, embedded once per server and model."""
+    """The (d,) vector of a question (its first MAX_QUESTION_CHARS characters), embedded once
+    per server and model."""
+    text = cut_question(text)
     return _VECTORS.get((model_key(explorer.manifest), text), lambda: explorer.embed_query(text))
 
 
@@ -95,6 +99,7 @@ def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int
     ranks that many anyway), remembered; `top_k` 0 is the location's. In a corpus without
     years (no chart to count for) only `top_k`: the deeper ranking would cost for nothing."""
     depth = top_k or location.top_k
+    subject = _bounded(verb, subject)
     if corpus_spread(explorer).counts:
         depth = max(depth, SPREAD_DEPTH)
     options = query_options(public_facets(explorer), location, depth, narrow)
@@ -110,11 +115,22 @@ def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int
     return _memo(explorer, "hits").get((verb, subject, options), rank)
 
 
+def _bounded(verb: str, subject: tuple) -> tuple:
+    """`subject` with its question (search) or steer text (recommend) cut_question'ed."""
+    if verb == "search":
+        return (cut_question(subject[0]), *subject[1:])
+    if verb == "recommend" and len(subject) > 2 and subject[2]:
+        return (*subject[:2], cut_question(subject[2]), *subject[3:])
+    return subject
+
+
 def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "",
            top_k: int = 2) -> Lights:
     """The `top_k` sentences of a paper closest to `text` and the terms they share; or, given
     `other_id`, its one sentence closest to a sentence of that paper and their shared terms
     (an index without sentence vectors embeds the paper's sentences the first time)."""
+    text = cut_question(text)
+
     def explain() -> Lights:
         if other_id:
             pair = explain_pair(explorer, other_id, paper_id, top_k=1)

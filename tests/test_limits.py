@@ -1,0 +1,172 @@
+"""Every text a visitor gives is bounded before anything costly reads it (issue 29): a question
+or steer text of megabytes is cut to MAX_QUESTION_CHARS characters before it is tokenised,
+answered in bounded time with a note, and never held whole in a memo key; the app's boxes and
+uploaders, and Streamlit's server limits, say the numbers the library owns."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.cli.main import main
+from explorer.collections.records import MAX_NAME_CHARS
+from explorer.query.drafts import MAX_DRAFT_BYTES
+from explorer.query.engine import MAX_QUESTION_CHARS, cut_question
+from explorer.query.explain import explain_hits
+from explorer.ui.links import Location
+from explorer.ui.results import embed, lights, ranked
+from tests.app_fixtures import APP, small_index  # noqa: F401 (small_index is a fixture)
+
+QUESTION = "can diagonal state space layers follow non-commutative group operations"
+MEGABYTES = 5_000_000  # the issue's paste: counting its tokens took 8-11 s
+
+
+def huge(ending: str = "") -> str:
+    """A 5 MB question: a real one, then a pasted book, then `ending`."""
+    book = "attention layers in transformers track state over long inputs. "
+    return f"{QUESTION} {book * (MEGABYTES // len(book))}{ending}"
+
+
+def test_a_question_is_cut_at_a_space_without_reading_past_the_cut():
+    assert cut_question(QUESTION) == QUESTION
+    words = cut_question("word " * 10_000)
+    assert len(words) <= MAX_QUESTION_CHARS and words.endswith("word")
+    assert cut_question("x" * 10_000) == "x" * MAX_QUESTION_CHARS  # no space near: cut there
+
+
+def test_a_multi_megabyte_question_is_answered_in_bounded_time_with_a_note(seeds_explorer):
+    seeds_explorer.search(QUESTION, 1)  # the model and BM25 loaded: only the question is timed
+    question = huge()
+    start = time.perf_counter()
+    note = seeds_explorer.query_note(question)
+    hits = seeds_explorer.search(question, 5)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 3.0, elapsed  # a guard: the old code tokenised all 5 MB twice, 8-11 s each
+    assert f"{len(question.strip()):,} characters: only its first {MAX_QUESTION_CHARS:,}" in note
+    assert "reads its first 256 tokens, up to “…" in note
+    cut = seeds_explorer.search(cut_question(question), 5)
+    assert [hit.paper_id for hit in hits] == [hit.paper_id for hit in cut] and hits
+
+
+class _Counting:
+    """A real tokenizers.Tokenizer that records the length of every text it is given."""
+
+    def __init__(self, tokenizer: Any, lengths: list[int]) -> None:
+        self._tokenizer, self._lengths = tokenizer, lengths
+
+    def encode(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        self._lengths.append(len(text))
+        return self._tokenizer.encode(text, *args, **kwargs)
+
+    def encode_batch(self, texts: list[str], *args: Any, **kwargs: Any) -> Any:
+        self._lengths.extend(len(text) for text in texts)
+        return self._tokenizer.encode_batch(texts, *args, **kwargs)
+
+
+def test_no_path_of_a_question_tokenises_more_than_a_question(seeds_explorer, monkeypatch):
+    """What reaches the model's tokenizers (the one that embeds, the one that counts) from each
+    public path a question takes: never more than MAX_QUESTION_CHARS characters."""
+    explorer = seeds_explorer
+    embedder = explorer.embedder
+    if embedder._exported is None:  # the spy sits on the exported model's tokenizers
+        pytest.skip(f"backend {embedder.backend} runs no exported model")
+    embedder.token_count("made before it is watched")
+    lengths: list[int] = []
+    exported = embedder._exported
+    monkeypatch.setattr(exported, "_tokenizer", _Counting(exported._tokenizer, lengths))
+    monkeypatch.setattr(exported, "_counter", _Counting(exported._counter, lengths))
+    question, liked = huge(), explorer.papers[0].paper_id
+    explorer.query_note(question)
+    explorer.embed_query(question)
+    hits = explorer.search(question, 3)
+    explain_hits(explorer, hits, query=question)
+    explorer.recommend([liked], query=question, top_k=3)
+    explorer.similar_to_text(question, 3)
+    embedder.token_count(question)
+    embedder.embed_queries([question])
+    embedder.embed_asked_together([question, QUESTION])
+    assert len(lengths) >= 9 and max(lengths) <= MAX_QUESTION_CHARS, max(lengths)
+
+
+def test_the_model_reads_the_part_reach_names(seeds_explorer):
+    embedder = seeds_explorer.embedder
+    text = " ".join(paper.abstract for paper in seeds_explorer.papers[:4])
+    reach = embedder.reach(text)
+    assert reach.tokens > embedder.max_seq_length and 0 < reach.chars < len(text)
+    whole = embedder.embed_query(text)
+    np.testing.assert_allclose(embedder.embed_query(text[:reach.chars]), whole, atol=1e-5)
+    assert not np.allclose(embedder.embed_query(text[:reach.chars - 30]), whole, atol=1e-5)
+    assert embedder.reach(QUESTION).chars == len(QUESTION)
+    assert seeds_explorer.query_note(QUESTION) is None
+
+
+def test_memo_keys_hold_no_more_than_a_question(seeds_explorer):
+    """Two 5 MB questions (and steer texts) that differ only past MAX_QUESTION_CHARS are one
+    memo entry: the key holds the cut question, not megabytes."""
+    explorer, one, two = seeds_explorer, huge("first ending"), huge("second ending")
+    first = ranked(explorer, Location(query=one), "search", one)
+    assert first and ranked(explorer, Location(query=two), "search", two)[0] is first[0]
+    assert embed(explorer, one) is embed(explorer, two)
+    paper_id = first[0].paper_id
+    assert lights(explorer, paper_id, one) is lights(explorer, paper_id, two)
+    like = (paper_id,)
+    steered = ranked(explorer, Location(page="marked", like=like, steer=one), "recommend",
+                     like, (), one)
+    assert ranked(explorer, Location(page="marked", like=like, steer=two), "recommend",
+                  like, (), two)[0] is steered[0]
+
+
+def test_threads_asking_huge_and_plain_questions_at_once_get_what_one_thread_gets(seeds_explorer):
+    asked = [huge(str(i)) if i % 2 else f"{QUESTION} {i}" for i in range(6)]
+
+    def answer(question: str) -> tuple:
+        hits = seeds_explorer.search(question, 5)
+        return [(hit.paper_id, round(hit.score, 5)) for hit in hits], seeds_explorer.query_note(
+            question)
+
+    barrier = threading.Barrier(len(asked))
+
+    def at_once(question: str) -> tuple:
+        barrier.wait()  # every thread asks at the same moment
+        return answer(question)
+
+    with ThreadPoolExecutor(len(asked)) as pool:
+        together = list(pool.map(at_once, asked))
+    assert together == [answer(question) for question in asked]
+    assert all(note for _, note in together[1::2])
+
+
+def test_the_cli_says_when_a_question_was_cut(capsys, seeds_index: Path):
+    question = huge()[:200_000]  # in process: an argument this long is no shell's
+    assert main(["search", question, "--index", str(seeds_index), "--k", "1"]) == 0
+    assert main(["recommend", "--query", question, "--index", str(seeds_index), "--k", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count(f"only its first {MAX_QUESTION_CHARS:,} are used") == 2
+
+
+# -- the app's widgets and Streamlit's server limits -----------------------------------------
+def _app(index: Path, monkeypatch: pytest.MonkeyPatch, **params: Any) -> AppTest:
+    monkeypatch.setenv("EXPLORER_INDEX", str(index))
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    for key, value in params.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_every_box_and_uploader_is_limited_to_what_the_library_reads(small_index,  # noqa: F811
+                                                                     monkeypatch):
+    app = _app(small_index, monkeypatch, view="marked", like="gnn")
+    assert app.text_input(key="query_box").max_chars == MAX_QUESTION_CHARS
+    assert app.text_input(key="steer_box").max_chars == MAX_QUESTION_CHARS
+    assert app.text_input(key="collection_name").max_chars == MAX_NAME_CHARS
+    app = _app(small_index, monkeypatch, view="draft")
+    assert app.text_area(key="draft_text").max_chars == MAX_DRAFT_BYTES
