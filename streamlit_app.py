@@ -19,7 +19,6 @@ from explorer.artifacts.store import read_manifest
 from explorer.collections.records import MAX_NAME_CHARS
 from explorer.collections.store import Collections
 from explorer.errors import ExplorerError
-from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import collections as saved
@@ -378,11 +377,13 @@ def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     st.markdown("### Check my draft")
     st.caption(drafts.INTRO)
     st.text_area(drafts.TEXT_LABEL, key="draft_text", height=200, placeholder=drafts.TEXT_HINT,
-                 max_chars=MAX_DRAFT_BYTES)  # a character is at least a byte
-    st.file_uploader(drafts.FILE_LABEL, type=drafts.DRAFT_SUFFIXES, key="draft_file")
+                 max_chars=drafts.MAX_DRAFT_BYTES)  # a character is at least a byte
+    st.file_uploader(drafts.FILE_LABEL, type=drafts.DRAFT_SUFFIXES, key="draft_file",
+                     max_upload_size=drafts.DRAFT_UPLOAD_MIB)
     source = st.radio(drafts.CITED_LABEL, drafts.CITED_SOURCES, key="draft_cited", horizontal=True)
     if source == drafts.UPLOAD:
-        st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib")
+        st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib",
+                         max_upload_size=drafts.REFERENCE_UPLOAD_MIB)
     elif source == drafts.SAVED:
         names = [collection.name for collection in collection_store().listing().collections]
         st.selectbox(saved.OPEN_LABEL, names, key="draft_collection", format_func=saved.option_label,

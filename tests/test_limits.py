@@ -7,22 +7,27 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import tomllib
 from streamlit.testing.v1 import AppTest
 
 from explorer.cli.main import main
 from explorer.collections.records import MAX_NAME_CHARS
+from explorer.corpus.papers import Paper
 from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS, cut_question
 from explorer.query.explain import explain_hits
+from explorer.ui import drafts
 from explorer.ui.links import Location
+from explorer.ui.map_figure import MAX_POINTS, map_figure
 from explorer.ui.results import embed, lights, ranked
-from tests.app_fixtures import APP, small_index  # noqa: F401 (small_index is a fixture)
+from tests.app_fixtures import APP, ROOT, small_index  # noqa: F401 (small_index is a fixture)
 
 QUESTION = "can diagonal state space layers follow non-commutative group operations"
 MEGABYTES = 5_000_000  # the issue's paste: counting its tokens took 8-11 s
@@ -170,3 +175,40 @@ def test_every_box_and_uploader_is_limited_to_what_the_library_reads(small_index
     assert app.text_input(key="collection_name").max_chars == MAX_NAME_CHARS
     app = _app(small_index, monkeypatch, view="draft")
     assert app.text_area(key="draft_text").max_chars == MAX_DRAFT_BYTES
+    app.radio(key="draft_cited").set_value(drafts.UPLOAD).run()
+    sizes = {uploader.key: uploader.proto.max_upload_size_mb for uploader in app.file_uploader}
+    assert sizes == {"draft_file": drafts.DRAFT_UPLOAD_MIB, "draft_bib": drafts.REFERENCE_UPLOAD_MIB}
+
+
+def _server_config() -> dict[str, Any]:
+    return tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]
+
+
+def test_streamlit_limits_are_what_the_app_reads():
+    """The config file cannot import the library: its numbers are checked against it here."""
+    server, mib = _server_config(), drafts.MIB
+    for limit, upload in ((MAX_DRAFT_BYTES, drafts.DRAFT_UPLOAD_MIB),
+                          (drafts.MAX_REFERENCE_BYTES, drafts.REFERENCE_UPLOAD_MIB)):
+        assert (upload - 1) * mib < limit <= upload * mib  # the limit, rounded up to MiB
+    assert server["maxUploadSize"] == max(drafts.DRAFT_UPLOAD_MIB, drafts.REFERENCE_UPLOAD_MIB)
+    # a browser's message holds the draft box's longest text, 3 bytes a UTF-16 unit at most
+    assert 3 * MAX_DRAFT_BYTES < server["maxWidgetStateSize"] * 1e6 <= 6 * MAX_DRAFT_BYTES
+    assert server["maxMessageSize"] >= server["maxWidgetStateSize"]
+
+
+def _worst_titles() -> Iterator[Paper]:
+    for row in range(MAX_POINTS):  # 90 characters (plain's cut), each escaped to 4-6 bytes
+        yield Paper(f"{row:012x}", '"<&>' * 25, False, "")
+
+
+def test_the_largest_message_the_app_sends_fits_the_message_limit():
+    """The corpus map (MAX_POINTS points, every title made of characters HTML escapes) is the
+    largest message the app sends; server.maxMessageSize holds it with room to spare."""
+    papers = list(_worst_titles())
+    rng = np.random.default_rng(0)
+    corpus_map = {"x": rng.normal(size=MAX_POINTS).tolist(), "y": rng.normal(size=MAX_POINTS).tolist(),
+                  "topic": [row % 40 for row in range(MAX_POINTS)],
+                  "topics": [{"id": t, "label": f"topic {t}", "terms": ["a"], "size": 500}
+                             for t in range(40)]}
+    size = len(map_figure(corpus_map, papers, 0, list(range(1, 11))).to_json().encode())
+    assert 2 * size < _server_config()["maxMessageSize"] * 1e6, size

@@ -17,13 +17,19 @@ from explorer.corpus.papers import Paper
 from explorer.corpus.references import KINDS, read_references
 from explorer.errors import DraftError, ExplorerError
 from explorer.query.cited import CitedSet, cited_from_references
-from explorer.query.drafts import Passage, read_draft
+from explorer.query.drafts import MAX_DRAFT_BYTES, Passage, read_draft
 from explorer.query.engine import Explorer
 from explorer.query.missed import Missed, MissedPaper, missed
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 
 MAX_REFERENCE_BYTES = 50 << 20  # an upload of 10,000 entries with abstracts is about 15 MB
+MIB = 1 << 20  # Streamlit's upload limits are in MiB (whole numbers, at least 1)
+# What each uploader lets the browser send (Streamlit's max_upload_size; the server refuses
+# anything past server.maxUploadSize in .streamlit/config.toml, which is the larger of these):
+# the limits above rounded up to MiB; past a limit, the page says why it refused.
+DRAFT_UPLOAD_MIB = -(-MAX_DRAFT_BYTES // MIB)
+REFERENCE_UPLOAD_MIB = -(-MAX_REFERENCE_BYTES // MIB)
 DRAFT_SUFFIXES = ("txt", "md", "tex")
 REFERENCE_SUFFIXES = tuple(suffix.lstrip(".") for suffix in KINDS)
 NONE, UPLOAD, SAVED = "Nothing yet", "A reference list (.bib, .ris, CSL-JSON)", "A saved collection"
