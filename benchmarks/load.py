@@ -109,7 +109,7 @@ def run(argv: list[str]) -> None:
                         help="seconds per phase; sessions stop asking after it")
     parser.add_argument("--backend", help="Explorer backend for the app (default: auto)")
     args = parser.parse_args(argv)
-    index = args.index or _seeds_index()
+    index = args.index or seeds_index()
     pool = questions(index, 1 + args.questions * (args.sessions + 1))
     with tempfile.TemporaryDirectory() as work, _server(index, Path(work), args.backend) as url:
         warm = phase(url, pool[:1], 1, 1, args)  # model and index load: not counted
@@ -142,7 +142,7 @@ def _report(index: Path, args, warm: dict, single: dict, many: dict) -> None:
          notes)
 
 
-def _seeds_index() -> Path:
+def seeds_index() -> Path:
     """The seeds' index, brought up to date (incremental: unchanged papers cost nothing)."""
     from explorer.build.builder import build
 
