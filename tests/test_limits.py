@@ -20,12 +20,16 @@ from streamlit.testing.v1 import AppTest
 from explorer.cli.main import main
 from explorer.collections.records import MAX_NAME_CHARS
 from explorer.corpus.papers import Paper
+from explorer.errors import UnknownPaperError
+from explorer.query import suggest
 from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS, cut_question
 from explorer.query.explain import explain_hits
 from explorer.ui import drafts
-from explorer.ui.links import Location
+from explorer.ui.links import MAX_MARKED, Location
 from explorer.ui.map_figure import MAX_POINTS, map_figure
+from explorer.ui.page import opened
+from explorer.ui.public import public_facets
 from explorer.ui.results import embed, lights, ranked
 from tests.app_fixtures import APP, ROOT, small_index  # noqa: F401 (small_index is a fixture)
 
@@ -146,6 +150,22 @@ def test_threads_asking_huge_and_plain_questions_at_once_get_what_one_thread_get
         together = list(pool.map(at_once, asked))
     assert together == [answer(question) for question in asked]
     assert all(note for _, note in together[1::2])
+
+
+def test_a_link_naming_hundreds_of_unknown_papers_looks_for_no_close_ids(seeds_explorer,
+                                                                          monkeypatch):
+    """A link may mark 200 + 200 papers; each unknown one cost a 'did you mean' search (difflib
+    over up to 2,000 ids, 10-130 ms holding the GIL on 92k ids), twice: 800 of them per page
+    load. The ids are only checked; a suggestion is made when a message is read."""
+    searches = []
+    found = suggest.close_ids
+    monkeypatch.setattr(suggest, "close_ids", lambda *args: searches.append(1) or found(*args))
+    fake = {key: [f"{key}-{number:03d}" for number in range(MAX_MARKED)] for key in ("like", "unlike")}
+    location, unknown = opened(fake, public_facets(seeds_explorer), seeds_explorer)
+    assert (location.like, location.unlike, len(unknown), searches) == ((), (), 2 * MAX_MARKED, [])
+    with pytest.raises(UnknownPaperError, match="Did you mean 66489d54e9ae"):
+        seeds_explorer.paper("66489d54e9a")  # read, the message still names close ids
+    assert searches == [1]
 
 
 def test_the_cli_says_when_a_question_was_cut(capsys, seeds_index: Path):
