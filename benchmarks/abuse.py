@@ -11,6 +11,7 @@ page does: `Explorer.query_note`, then `ui.results.ranked`. Each round runs them
 --alone-seconds, then beside an abuser that runs each of its actions in turn, each repeated for
 at least --action-seconds:
 
+- for comparison, ordinary questions (one more ordinary session: what any visitor costs);
 - a 5 MB question on the Ask page (query_note + ranked, each one starting with a fresh question
   so that no memo answers it): what a client that skips the box's limit sends;
 - the same question tokenised whole, as query_note and the search did before issue 29 (the
@@ -109,10 +110,12 @@ def phase(explorer: Explorer, pool: Iterator[str], sessions: int, acts: dict[str
 def actions(explorer: Explorer, args: argparse.Namespace, store: Collections) -> dict[str, Act]:
     """The abuser's actions, by name, through the functions the app's pages call."""
     book, liked = BOOK * (MEGABYTES // len(BOOK)), (explorer.papers[0].paper_id,)
-    trap = "a" * (args.trap_kb * 1000)
 
-    def question(number: int) -> str:  # a fresh start: no memo holds it
-        return f"{QUERIES[number % len(QUERIES)]} ({number}) {book}"
+    def short(number: int) -> str:  # a fresh question: no memo holds it
+        return f"{QUERIES[number % len(QUERIES)]} ({number})"
+
+    def question(number: int) -> str:
+        return f"{short(number)} {book}"
 
     def ask(number: int) -> None:
         explorer.query_note(question(number))
@@ -124,10 +127,21 @@ def actions(explorer: Explorer, args: argparse.Namespace, store: Collections) ->
         ranked(explorer, Location(page="marked", like=liked, steer=text), "recommend", liked, (),
                text)
 
-    acts: dict[str, Act] = {"5 MB question (Ask page)": ask}
+    def plain(number: int) -> None:  # what one more ordinary session costs the others
+        ranked(explorer, Location(query=short(number)), "search", short(number))
+
+    acts: dict[str, Act] = {f"one more ordinary session ({args.sessions + 1} in all)": plain,
+                            "5 MB question (Ask page)": ask}
     if not args.no_old_path:
         acts["5 MB question tokenised whole (before issue 29)"] = _old_path(explorer, question)
     acts["5 MB steer text (Marked page)"] = steer
+    return {**acts, **_uploads_and_drafts(explorer, args, store)}
+
+
+def _uploads_and_drafts(explorer: Explorer, args: argparse.Namespace, store: Collections
+                        ) -> dict[str, Act]:
+    """The crafted uploads, the drafts and the largest reference list, by name."""
+    trap, acts = "a" * (args.trap_kb * 1000), {}
     kb = f"{args.trap_kb} KB"
     for suffix, name, data in ((".bib", f"title = a…a\"x\" # b, {kb}", _trap_bib(trap)),
                                (".ris", f"untitled, a {kb} word", _trap_ris(trap)),
