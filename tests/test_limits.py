@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.cli.main import main
 from explorer.collections.records import MAX_NAME_CHARS
+from explorer.collections.store import Collections
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query import suggest
@@ -198,6 +199,27 @@ def test_every_box_and_uploader_is_limited_to_what_the_library_reads(small_index
     app.radio(key="draft_cited").set_value(drafts.UPLOAD).run()
     sizes = {uploader.key: uploader.proto.max_upload_size_mb for uploader in app.file_uploader}
     assert sizes == {"draft_file": drafts.DRAFT_UPLOAD_MIB, "draft_bib": drafts.REFERENCE_UPLOAD_MIB}
+
+
+def test_a_reference_list_past_the_pages_limit_is_refused_with_a_message(seeds_explorer,
+                                                                         tmp_path):
+    """One 50 MiB list held every other session at 2.4x for 151 s: a 6 MiB one is refused
+    (before it is parsed), with the limit named."""
+    entry = b"@article{k,\n  title = {A title},\n  year = {2020}\n}\n"
+    data = entry * ((6 << 20) // len(entry))
+    upload = drafts.Given(text=QUESTION, references=_Upload("refs.bib", data),
+                          source=drafts.UPLOAD)
+    checked, error = drafts.check(seeds_explorer, upload, Collections.at(tmp_path), 5)
+    limit = f"more than the {drafts.MAX_REFERENCE_BYTES:,} allowed"
+    assert checked is None and limit in error.replace("\\", "")
+
+
+class _Upload:
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name, self._data = name, data
+
+    def getvalue(self) -> bytes:
+        return self._data
 
 
 def _server_config() -> dict[str, Any]:

@@ -46,8 +46,9 @@ SENTENCE_BATCH = 8
 # tokenised (5 MB took 8-11 s to tokenise, holding the GIL; 4,000 characters take about 0.3 ms).
 # The model reads 256 word pieces: in 39,000 titles+abstracts of ACM-CR and paperlists-ml those
 # covered at most 1,663 characters (median 1,300), so the cut never changes a real question's
-# vector (models reading 384 or 512 word pieces stay under it too); and 99% of whole
-# titles+abstracts are under 2,320 characters, so a pasted abstract fits whole for word matching.
+# vector (models reading 384 or 512 word pieces stay under it too); and 99.9% of ACM-CR's and
+# 99.997% of paperlists-ml's whole titles+abstracts fit, so a pasted abstract reaches word
+# matching whole.
 MAX_QUESTION_CHARS = 4_000
 WORD_CHARS = 100  # a cut moves back at most this far to a space (BERT reads no longer word)
 _FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",

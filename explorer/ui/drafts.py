@@ -23,7 +23,12 @@ from explorer.query.missed import Missed, MissedPaper, missed
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 
-MAX_REFERENCE_BYTES = 50 << 20  # an upload of 10,000 entries with abstracts is about 15 MB
+# A reference list is parsed and matched in the server's process (about 0.45 s of CPU a MiB,
+# holding the GIL): at 50 MiB one upload made every other session's answers 2.4x slower (p99
+# 7.7x) for 151 s (benchmarks/README.md, "One session abusing, the others asking"). 5 MiB holds
+# about 3,300 entries with abstracts (a draft cites a few hundred; the largest of the 396 real
+# lists in ../shared/data/peer-fixtures is 1.5 MB); `explorer missed --bib` reads longer ones.
+MAX_REFERENCE_BYTES = 5 << 20
 MIB = 1 << 20  # Streamlit's upload limits are in MiB (whole numbers, at least 1)
 # What each uploader lets the browser send (Streamlit's max_upload_size; the server refuses
 # anything past server.maxUploadSize in .streamlit/config.toml, which is the larger of these):
