@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query import suggest
 from explorer.query.drafts import MAX_DRAFT_BYTES
-from explorer.query.engine import MAX_QUESTION_CHARS, cut_question
+from explorer.query.engine import BATCHED_QUESTION_CHARS, MAX_QUESTION_CHARS, Explorer, cut_question
 from explorer.query.explain import explain_hits
 from explorer.ui import drafts
 from explorer.ui.links import MAX_MARKED, Location
@@ -105,6 +105,58 @@ def test_no_path_of_a_question_tokenises_more_than_a_question(seeds_explorer, mo
     assert len(lengths) >= 9 and max(lengths) <= MAX_QUESTION_CHARS, max(lengths)
 
 
+class _Held(_Counting):
+    """A tokenizer that records each run's texts (encode_batch: one model run's questions) and
+    holds the first `held` runs until `go` is set, so that the questions asked meanwhile queue
+    up for the next batch."""
+
+    def __init__(self, tokenizer: Any, held: int) -> None:
+        super().__init__(tokenizer, [])
+        self.runs: list[list[str]] = []
+        self.go, self.holding = threading.Event(), threading.Semaphore(0)
+        self._held, self._lock = held, threading.Lock()
+
+    def encode_batch(self, texts: list[str], *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            self.runs.append(list(texts))
+            hold, self._held = self._held > 0, self._held - 1
+        if hold:
+            self.holding.release()
+            self.go.wait(60)
+        return super().encode_batch(texts, *args, **kwargs)
+
+
+@pytest.mark.parametrize("verb", ["search", "embed_query"])
+def test_a_long_question_is_never_padded_into_short_questions_run(seeds_index, monkeypatch,
+                                                                    verb):
+    """Questions asked at once share a model run, padded to the longest: a 4,000-character
+    question made the short ones of its run cost and wait as much as it (the others' p99 304 ms
+    against 31 alone). Asked while every run is busy, it runs alone; the short ones together."""
+    explorer = Explorer.open(seeds_index, warm=True)
+    if explorer.embedder._exported is None:
+        pytest.skip(f"backend {explorer.embedder.backend} runs no exported model")
+    batcher = explorer._asked if verb == "search" else explorer.embedder._questions
+    spy = _Held(explorer.embedder._exported._tokenizer, batcher.workers)
+    monkeypatch.setattr(explorer.embedder._exported, "_tokenizer", spy)
+    ask = getattr(explorer, verb)
+    with ThreadPoolExecutor(batcher.workers + 4) as pool:
+        busy = [pool.submit(ask, f"{QUESTION} {i}") for i in range(batcher.workers)]
+        for _ in busy:  # every worker's run started, held: what comes now queues
+            assert spy.holding.acquire(timeout=60)
+        asked = [pool.submit(ask, question) for question in (huge(), "a", "b", "c")]
+        deadline = time.monotonic() + 60
+        while len(batcher._queue) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # the last to come queue too
+        spy.go.set()
+        for future in busy + asked:
+            future.result()
+    lengths = [sorted(map(len, run)) for run in spy.runs]
+    long = [run for run in lengths if run[-1] > BATCHED_QUESTION_CHARS]
+    assert len(long) == 1 and len(long[0]) == 1, lengths  # the long question ran alone
+    assert [1, 1, 1] in lengths, lengths  # the short ones still share a run
+
+
 def test_the_model_reads_the_part_reach_names(seeds_explorer):
     embedder = seeds_explorer.embedder
     text = " ".join(paper.abstract for paper in seeds_explorer.papers[:4])
@@ -133,6 +185,15 @@ def test_memo_keys_hold_no_more_than_a_question(seeds_explorer):
                   like, (), two)[0] is steered[0]
 
 
+def _at_once(ask: Callable[[str], Any], barrier: threading.Barrier) -> Callable[[str], Any]:
+    """`ask`, called once the barrier's threads are all there (they ask at the same moment)."""
+    def asked(question: str) -> Any:
+        barrier.wait()
+        return ask(question)
+
+    return asked
+
+
 def test_threads_asking_huge_and_plain_questions_at_once_get_what_one_thread_gets(seeds_explorer):
     asked = [huge(str(i)) if i % 2 else f"{QUESTION} {i}" for i in range(6)]
 
@@ -141,14 +202,8 @@ def test_threads_asking_huge_and_plain_questions_at_once_get_what_one_thread_get
         return [(hit.paper_id, round(hit.score, 5)) for hit in hits], seeds_explorer.query_note(
             question)
 
-    barrier = threading.Barrier(len(asked))
-
-    def at_once(question: str) -> tuple:
-        barrier.wait()  # every thread asks at the same moment
-        return answer(question)
-
     with ThreadPoolExecutor(len(asked)) as pool:
-        together = list(pool.map(at_once, asked))
+        together = list(pool.map(_at_once(answer, threading.Barrier(len(asked))), asked))
     assert together == [answer(question) for question in asked]
     assert all(note for _, note in together[1::2])
 

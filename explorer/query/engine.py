@@ -28,7 +28,14 @@ from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.index.pairs import Pairs
-from explorer.model.embedder import AUTO, MAX_QUESTION_CHARS, Embedder, ModelSpec, cut_question
+from explorer.model.embedder import (
+    AUTO,
+    BATCHED_QUESTION_CHARS,
+    MAX_QUESTION_CHARS,
+    Embedder,
+    ModelSpec,
+    cut_question,
+)
 from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.query.channels import (
     Channel,
@@ -49,8 +56,8 @@ from explorer.query.suggest import PaperRows
 from explorer.query.topics import Topic, TopicTable
 from explorer.settings import DEFAULT_INDEX_DIR, cores
 
-__all__ = ["DEFAULT_RECOMMENDER", "MAX_QUESTION_CHARS", "RECOMMENDERS", "Explorer", "Filters", "Hit",
-           "QueryOptions", "cut_question"]
+__all__ = ["BATCHED_QUESTION_CHARS", "DEFAULT_RECOMMENDER", "MAX_QUESTION_CHARS", "RECOMMENDERS",
+           "Explorer", "Filters", "Hit", "QueryOptions", "cut_question"]
 
 RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
@@ -211,8 +218,8 @@ class Explorer:
             return []
         query = cut_question(query)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        if self._asked is not None:
-            return self._asked((query, options))
+        if self._asked is not None and len(query) <= BATCHED_QUESTION_CHARS:
+            return self._asked((query, options))  # (a long one alone: embedder.py says why)
         return next(self._search_all([(query, options)]))
 
     def _search_all(self, asked: list[tuple[str, QueryOptions]]) -> Iterator[list[Hit]]:
