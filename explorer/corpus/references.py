@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from explorer.corpus.bibliography import Unparsed, csl_record, is_csl, read_bibtex, read_ris
-from explorer.corpus.identity import Identity, Registry, arxiv_in_text, identify
+from explorer.corpus.identity import Identity, Registry, arxiv_in_text, identify, place_of
 from explorer.corpus.papers import Paper, to_paper
 from explorer.errors import CorpusError
 from explorer.files import ReadErrors, parse_json
@@ -90,7 +90,7 @@ def identity_of(paper: Paper) -> Identity:
              *(original.get(k, "") for k in ("doi", "eprint", "url"))]
     names += [arxiv_in_text(original.get(k, "")) or "" for k in ("note", "journal")]
     return identify(names, "" if paper.title_is_derived else paper.title, paper.year,
-                    paper.authors, paper.abstract)
+                    paper.authors, paper.abstract, place_of(paper.original))
 
 
 class Matcher:
