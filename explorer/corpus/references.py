@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from explorer.corpus.bibliography import Unparsed, csl_record, is_csl, read_bibtex, read_ris
+from explorer.corpus.encodings import decode
 from explorer.corpus.identity import Identity, Registry, arxiv_in_text, identify, place_of
 from explorer.corpus.papers import Paper, to_paper
 from explorer.errors import CorpusError
@@ -33,13 +34,14 @@ class ReferenceList:
 
 def read_references(data: str | bytes, name: str, max_bytes: int | None = None) -> ReferenceList:
     """Parse a .bib, .ris or CSL-JSON text (the format by `name`'s suffix) without touching the
-    disk. Bad input (bytes that are not UTF-8 text, a binary file, more than `max_bytes`, an
-    unknown suffix, JSON that is not a list of CSL items) is a CorpusError naming the fix."""
+    disk, in the encoding the file declares (corpus/encodings.py). Bad input (bytes not in that
+    encoding, a binary file, more than `max_bytes`, an unknown suffix, JSON that is not a list
+    of CSL items) is a CorpusError naming the fix."""
     kind = KINDS.get(PurePath(name).suffix.lower())
     if kind is None:
         raise CorpusError(f"{name}: not a reference list. Give a .bib (BibTeX), .ris or .json "
                           "(CSL-JSON) file.")
-    text = _as_text(data, name, max_bytes)
+    text = _as_text(data, name, max_bytes, bibtex=kind == "bibtex")
     if kind == "bibtex":
         records = read_bibtex(text, name)
     elif kind == "ris":
@@ -57,17 +59,13 @@ def read_references(data: str | bytes, name: str, max_bytes: int | None = None) 
     return ReferenceList(tuple(entries), tuple(unparsed), empty)
 
 
-def _as_text(data: str | bytes, name: str, max_bytes: int | None) -> str:
+def _as_text(data: str | bytes, name: str, max_bytes: int | None, *, bibtex: bool) -> str:
     size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "surrogatepass"))
     if max_bytes is not None and size > max_bytes:
         raise CorpusError(f"{name}: {size:,} bytes, more than the {max_bytes:,} allowed. Split "
                           "the reference list.")
     if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise CorpusError(f"{name}: not UTF-8 text ({exc.reason}). Export the reference list "
-                              "as UTF-8 text (a binary file is not one).") from exc
+        return decode(data, name, bibtex=bibtex)
     if "\x00" in data:
         raise CorpusError(f"{name}: a NUL byte: this is a binary file, not a reference list. "
                           "Export it as text.")
