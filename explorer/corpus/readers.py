@@ -2,26 +2,29 @@
 
 Formats: the seed format (a header line, then abstracts separated by blank lines), JSONL, JSON
 arrays and CSV/TSV, and the reference lists researchers keep: BibTeX, RIS and CSL-JSON (a JSON
-array of CSL items; corpus/bibliography.py), each optionally gzipped. Reference lists and
-JSON are read in the encoding they declare (corpus/encodings.py: a byte order mark, or
-JabRef's `% Encoding:` header in a .bib), else as UTF-8. A file that cannot be parsed (bytes
-not in its encoding, bad JSON, JSON nested too deeply, a record that is not an object, a CSV
-row with extra fields, more than `limit` decompressed bytes) is a CorpusError naming the file
-and line or record; in a .bib or .ris file, an entry that does not parse is a
+array of CSL items; corpus/bibliography.py), Web of Science's tagged export (in a .ris file,
+or a .txt file that starts with its `FN` header; corpus/tagged.py), each optionally gzipped.
+Reference lists and JSON are read in the encoding they declare (corpus/encodings.py: a byte
+order mark, or JabRef's `% Encoding:` header in a .bib), else as UTF-8. A file that cannot be
+parsed (bytes not in its encoding, bad JSON, JSON nested too deeply, a record that is not an
+object, a CSV row with extra fields, more than `limit` decompressed bytes) is a CorpusError
+naming the file and line or record; in a .bib or .ris file, an entry that does not parse is a
 `bibliography.Unparsed` record at its line, and the others are read.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from explorer.corpus.bibliography import csl_record, is_csl, read_bibtex, read_ris
+from explorer.corpus.bibliography import csl_record, is_csl, read_bibtex
 from explorer.corpus.encodings import decode
+from explorer.corpus.tagged import read_tagged, read_wos, wos_header
 from explorer.errors import CorpusError
 from explorer.files import ReadErrors, parse_json, read_chunks, read_jsonl, read_lines
 
@@ -108,11 +111,17 @@ def read_file(path: Path, limit: int) -> Iterator[Record]:
     elif kind == "jsonl":
         yield from _read_jsonl(path, limit)
     elif kind == "seed":
-        yield from _read_seed(path, read_lines(path, limit, ERRORS))
+        lines = read_lines(path, limit, ERRORS)
+        first = next(lines, None)
+        if first is not None and wos_header(first[1]):
+            lines.close()
+            yield from read_wos(_read_text(path, limit), str(path))
+        else:
+            yield from _read_seed(path, itertools.chain([first] if first else [], lines))
     elif kind == "bibtex":
         yield from read_bibtex(_read_text(path, limit, bibtex=True), str(path))
     elif kind == "ris":
-        yield from read_ris(_read_text(path, limit), str(path))
+        yield from read_tagged(_read_text(path, limit), str(path))
     else:
         yield from _read_csv(path, read_lines(path, limit, ERRORS))
 
@@ -147,16 +156,20 @@ def _read_text(path: Path, limit: int, *, bibtex: bool = False) -> str:
     return decode(b"".join(read_chunks(path, limit, ERRORS)), str(path), bibtex=bibtex)
 
 
-def _read_json(path: Path, limit: int) -> Iterator[Record]:
-    text = _read_text(path, limit)
+def json_document(text: str, name: str) -> Any:
+    """A whole file's JSON value; a CorpusError naming `name` and the line of an error."""
     try:
-        data = parse_json(text, f"{path}:1", ERRORS)
+        return parse_json(text, f"{name}:1", ERRORS)
     except CorpusError as exc:
         cause = exc.__cause__
         if isinstance(cause, json.JSONDecodeError):  # name the line the error is on
-            raise CorpusError(f"{path}:{cause.lineno}: not valid JSON ({cause.msg}). Fix the file.") \
+            raise CorpusError(f"{name}:{cause.lineno}: not valid JSON ({cause.msg}). Fix the file.") \
                 from cause
         raise
+
+
+def _read_json(path: Path, limit: int) -> Iterator[Record]:
+    data = json_document(_read_text(path, limit), str(path))
     if not isinstance(data, list):
         raise CorpusError(f"{path}: expected a JSON array of paper objects. Wrap records in [...].")
     for number, record in enumerate(data, start=1):
