@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,8 @@ from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chr
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
+SHARED_DATA = Path(os.environ.get("EXPLORER_TEST_SHARED_DATA") or ROOT.parent / "shared" / "data")
 
 
 def same_text_cosine(precision: str | None) -> float:
