@@ -35,7 +35,11 @@ LOCAL_FIELDS = ("file", "pdf")  # attachment paths on the exporter's disk: never
 ARXIV_HINTS = ("note", "journal", "howpublished", "url", "doi", "eprint")
 _RIS_START = re.compile(r"^TY  -", re.MULTILINE)
 _RIS_END = re.compile(r"^ER  -.*$", re.MULTILINE)
-_CONCAT = re.compile(r'\s*("[^"]*"|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[^#"{}\s]+)\s*(?:#|$)')
+# One piece of a `#` join and the `#` after it. Linear time: a try starts only where a piece
+# can (not inside a run of spaces or of a bare word, where it would meet the same end again)
+# and nothing is given back once read (possessive, atomic).
+_CONCAT = re.compile(r'(?<!\s)\s*+((?>"[^"]*+"|\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}'
+                     r'|(?<![^#"{}\s])[^#"{}\s]++))\s*+(?:#|$)')
 
 
 class BibRecord(dict):
