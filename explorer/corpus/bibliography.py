@@ -32,7 +32,11 @@ logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 VENUE_FIELDS = ("journal", "booktitle", "journaltitle", "series")
 LOCAL_FIELDS = ("file", "pdf")  # attachment paths on the exporter's disk: never kept
 ARXIV_HINTS = ("note", "journal", "howpublished", "url", "doi", "eprint")
-_CONCAT = re.compile(r'\s*("[^"]*"|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[^#"{}\s]+)\s*(?:#|$)')
+# One piece of a `#` join and the `#` after it. Linear time: a try starts only where a piece
+# can (not inside a run of spaces or of a bare word, where it would meet the same end again)
+# and nothing is given back once read (possessive, atomic).
+_CONCAT = re.compile(r'(?<!\s)\s*+((?>"[^"]*+"|\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}'
+                     r'|(?<![^#"{}\s])[^#"{}\s]++))\s*+(?:#|$)')
 
 
 class BibRecord(dict):

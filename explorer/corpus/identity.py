@@ -42,7 +42,9 @@ YEAR_SLACK = 1
 _DOI_PREFIX = re.compile(r"^\s*(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.IGNORECASE)
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 _ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(.+)", re.IGNORECASE)
-_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+# An old id's archive ("hep-th", "cond-mat") is at most 20 letters, read possessively: a
+# text of "arxivarxiv..." read each one to the end of the run (n^2).
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]{1,19}+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
 _ARXIV_PREFIX = re.compile(r"^\s*(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/"
                            r"(?:abs|pdf)/)", re.IGNORECASE)
 _ARXIV = re.compile(_ARXIV_ID + r"(?:\.pdf)?", re.IGNORECASE)
