@@ -123,6 +123,19 @@ def _ris(text: str) -> str:
     return f"TY  - JOUR\nTI  - {text}\nAB  - {text}\nN1  - {text}\nER  - \n{text}"
 
 
+def _wos(text: str) -> str:
+    return (f"FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nTI {text}\nAB {text}\n"
+            f"AU {text}\nER\n{text}")
+
+
+def _encoded(name: str, text: str, encoding: str) -> None:
+    """read_references of `text` in another encoding: read as declared, or refused naming it."""
+    try:
+        read_references(text.encode(encoding, "replace"), name, max_bytes=4 * SIZE)
+    except CorpusError:
+        pass
+
+
 def _csl(text: str) -> str:
     return json.dumps([{"id": "a", "type": "article-journal", "title": text, "abstract": text,
                         "note": text, "URL": text, "DOI": text, "container-title": text}])
@@ -133,7 +146,8 @@ def _csl(text: str) -> str:
 @example(recipe=CONCAT)
 @example(recipe=ARXIV)
 def test_reference_lists_read_in_linear_time(recipe):
-    """The upload path (read_references: .bib, .ris, CSL-JSON) and the build's (read_corpus)."""
+    """The upload path (read_references: .bib, .ris, CSL-JSON, Web of Science; bytes in other
+    encodings) and the build's (read_corpus)."""
     text = text_of(recipe)
     for number, bib in enumerate(_bibtex(text)):
         bounded(f"read_references of .bib #{number}", _references, "refs.bib", bib)
@@ -142,6 +156,12 @@ def test_reference_lists_read_in_linear_time(recipe):
     bounded("read_corpus of .ris", _read_file, "refs.ris", _ris(text))
     bounded("read_references of CSL-JSON", _references, "refs.json", _csl(text))
     bounded("read_corpus of CSL-JSON", _read_file, "refs.json", _csl(text))
+    bounded("read_references of Web of Science", _references, "savedrecs.txt", _wos(text))
+    bounded("read_corpus of Web of Science", _read_file, "savedrecs.txt", _wos(text))
+    for encoding in ("utf-16-le", "cp1252", "gb18030"):  # with no mark: named, or guessed
+        bounded(f"read_references in {encoding}", _encoded, "refs.ris", _ris(text), encoding)
+        bounded(f"read_references of .bib in {encoding}", _encoded, "refs.bib",
+                f"% Encoding: {encoding}\n{_bibtex(text)[0]}", encoding)
 
 
 @settings(FEW)
