@@ -210,7 +210,7 @@ def _recording(monkeypatch) -> dict[str, list[int]]:
 
 @pytest.mark.parametrize("backend", [AUTO, ONNX, OPENVINO])
 def test_batched_answers_are_the_answers_of_one_thread_without_batching(
-        monkeypatch, backend: str, seeds_index: Path):
+        monkeypatch, backend: str, seeds_index: Path, cpu_branch):
     """8 threads x 20 fresh questions at once through `search` (hybrid: model, FAISS, BM25,
     feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
     the same papers in the same order, the same scores up to float rounding (a question's
@@ -222,6 +222,7 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
     from explorer.index import scan
 
     _loadable(backend)
+    cpu_branch(f"automatic backend {auto_backends()[0]}")
     if backend != AUTO and backend == auto_backends()[0]:
         pytest.skip(f"{backend} is the automatic backend here: tested as auto")
     monkeypatch.setattr(scan, "SPLIT_ROWS", 16)  # the seeds take the big index's path
