@@ -22,7 +22,6 @@ from explorer.model.backends import (
     SIGNED,
     TORCH,
     UNSIGNED,
-    auto_backends,
     int8_weights,
 )
 from explorer.model.embedder import Embedder, resolve_model
@@ -115,27 +114,6 @@ def test_export_is_cached_by_fingerprint_and_rejected_when_changed(spec, cache):
     assert load_meta(folder, spec.fingerprint) is None  # a damaged export is redone
     embedder = Embedder(spec, backend=ONNX, cache_dir=cache)
     assert embedder.embed_query("graph neural networks").shape == (384,)
-
-
-def test_auto_order_follows_cpu_features():
-    """Static int8 first where the CPU multiplies int8 natively (AVX-512 VNNI, AMX int8), then
-    bf16 where it has native bf16; dynamic int8 never (its vectors depend on the batch)."""
-    assert auto_backends(frozenset())[-1] == TORCH
-    openvino = importlib.util.find_spec("openvino") is not None
-    nncf = openvino and importlib.util.find_spec("nncf") is not None
-    for flags in ({"sse4_2"}, {"avx2", "fma"}, {"avx2", "avx_vnni"}, {"avx2", "avx512_bf16"},
-                  {"avx2", "avx512f", "avx512_vnni"},
-                  {"avx2", "avx512_vnni", "amx_bf16", "amx_int8"}):
-        order = auto_backends(frozenset(flags))
-        assert ONNX_INT8 not in order and order[-2:] == [ONNX, TORCH], flags  # int8: opt-in
-        assert (OPENVINO_INT8 in order) == (nncf and bool({"avx512_vnni", "amx_int8"} & flags))
-        assert (OPENVINO in order) == (openvino and bool({"amx_bf16", "avx512_bf16"} & flags))
-    if nncf:
-        assert auto_backends(frozenset({"avx512_bf16", "avx512_vnni"}))[:2] == [OPENVINO_INT8,
-                                                                               OPENVINO]
-    # a model other than the bundled one (its int8 drift unmeasured) is never int8 on its own
-    assert OPENVINO_INT8 not in auto_backends(frozenset({"avx512_vnni", "amx_int8"}),
-                                              static_int8=False)
 
 
 def test_the_default_backend_embeds_a_text_alike_alone_and_in_any_batch(cpu_branch):
