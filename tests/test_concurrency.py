@@ -151,7 +151,7 @@ def test_models_compiled_in_several_threads_at_once_leave_the_locale_as_it_was()
 
 # -- batching: questions that arrive together share model runs and index scans ----------------
 def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> None:
-    for size in (2, 4, len(queries)):  # below and from BLAS_QUERIES
+    for size in (2, 4, len(queries)):
         scores, rows = index.search(queries[:size], top_k)
         for i, query in enumerate(queries[:size]):
             alone_scores, alone_rows = index.search(query, top_k)
@@ -162,8 +162,7 @@ def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> No
 def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_explorer: Explorer):
     """VectorIndex.search of up to FEW_QUERIES queries: every query's scores and rows are
     bit for bit those of its search alone, on each path (small flat; a big flat index split
-    into parallel ranges or, from BLAS_QUERIES queries, candidates from one BLAS product
-    scored again; HNSW), with duplicated rows for ties."""
+    into parallel ranges; HNSW), with duplicated rows for ties."""
     from explorer.index import dense, scan
 
     vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
