@@ -221,9 +221,11 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
     from explorer.index import scan
 
     _loadable(backend)
-    cpu_branch(f"automatic backend {auto_backends()[0]}")
-    if backend != AUTO and backend == auto_backends()[0]:
+    automatic = auto_backends()[0]
+    if backend != AUTO and backend == automatic:
+        cpu_branch(f"skipped: {backend} is the automatic backend here, tested as auto")
         pytest.skip(f"{backend} is the automatic backend here: tested as auto")
+    cpu_branch(f"ran {backend} (the automatic backend here: {automatic})")
     monkeypatch.setattr(scan, "SPLIT_ROWS", 16)  # the seeds take the big index's path
     alone = Explorer.open(seeds_index, backend=backend, batch=False)
     expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}
