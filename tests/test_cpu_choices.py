@@ -40,30 +40,33 @@ CPUS = {
     # This machine (Zen 3): no AVX-512, no VNNI, no bf16. Static int8 wants int8 products
     # (VNNI, AMX) and OpenVINO bf16 native bf16: neither, so ONNX Runtime fp32. Without VNNI,
     # AVX2's u8 x s8 product saturates its pair sums: unsigned weights. Both OpenBLAS copies
-    # run AVX2 kernels (FAISS's names the core Zen): FAISS's own product.
+    # run AVX2 kernels (read here: FAISS's names the core Zen): FAISS's own product.
     "AVX2-only EPYC": Cpu("sha_ni vaes vpclmulqdq", (ONNX, TORCH), UNSIGNED, False,
                           ("Zen", "Haswell"), False),
     # Zen 5: AVX-512 VNNI and bf16, no AMX: static int8 first (1.27-1.29x bf16 there), then
     # bf16; VNNI sums u8 x s8 exactly: signed weights. FAISS's OpenBLAS (0.3.15) predates
-    # the core and runs SSE kernels, numpy's AVX-512 ones: numpy multiplies.
+    # the core and runs SSE kernels, numpy's AVX-512 ones (read there, benchmarks/README.md
+    # session 17): numpy multiplies.
     "Zen-5 EPYC": Cpu(f"{_AVX512} {_ICE_LAKE_ON} avx_vnni avx512_bf16 avx512_vp2intersect",
                       (OPENVINO_INT8, OPENVINO, ONNX, TORCH), SIGNED, True,
                       ("Barcelona", "SkylakeX"), True),
     # Sapphire Rapids: AMX int8 and bf16 as well; the same order. Newer than FAISS's
-    # OpenBLAS too (SSE kernels there, numpy's SapphireRapids).
+    # OpenBLAS too: SSE kernels there, numpy's SapphireRapids (by OpenBLAS's model tables, as
+    # blas.py says; not read on one).
     "Sapphire Rapids (AMX)": Cpu(f"{_AVX512} {_ICE_LAKE_ON} avx_vnni avx512_bf16 avx512_fp16 "
                                  "amx_bf16 amx_tile amx_int8",
                                  (OPENVINO_INT8, OPENVINO, ONNX, TORCH), SIGNED, True,
                                  ("Prescott", "SapphireRapids"), True),
-    # Session 14's Xeon: bf16 and fp16 but no AMX (bf16 measured slower there: precision.py).
+    # Session 14's Xeon: bf16 and fp16 but no AMX (bf16 measured slower there: precision.py);
+    # a core of Sapphire Rapids' time, so its kernels as there (not read on it).
     "Xeon, avx512_fp16 without AMX": Cpu(f"{_AVX512} {_ICE_LAKE_ON} avx_vnni avx512_bf16 "
                                          "avx512_fp16", (OPENVINO_INT8, OPENVINO, ONNX, TORCH),
                                          SIGNED, True, ("Prescott", "SapphireRapids"), True),
     # Ice Lake: AVX-512 VNNI without bf16 (issue 29's machine): static int8, no OpenVINO
-    # bf16, so ONNX Runtime next; both OpenBLAS copies place it as SkylakeX (expected: the
-    # names were not read there), the same width: FAISS's own product.
+    # bf16, so ONNX Runtime next. Its kernels were not read there: whether FAISS's 0.3.15
+    # places its server model (SkylakeX) or not (Prescott) only changes whose BLAS is faster.
     "Ice Lake Xeon": Cpu(f"{_AVX512} {_ICE_LAKE_ON}", (OPENVINO_INT8, ONNX, TORCH), SIGNED,
-                         False, ("SkylakeX", "SkylakeX"), False),
+                         False, None, None),
     # Not met yet: AVX2 with AVX-VNNI (recent desktop cores). VNNI sums u8 x s8 exactly:
     # signed weights; static int8 was measured with AVX-512 VNNI only, so it stays off.
     "AVX2 with AVX-VNNI": Cpu("avx_vnni", (ONNX, TORCH), SIGNED, False, None, None),
