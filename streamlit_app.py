@@ -8,8 +8,9 @@ the callback of every widget that navigates, and in `app_ui`, from the filters t
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,6 +43,23 @@ def load_explorer(folder: str, build_key: str, model: str | None = None) -> Expl
     return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
 
 
+# -- callbacks: each one `reported` ------------------------------------------------------------------
+def reported(callback: Callable[..., None]) -> Callable[..., None]:
+    """`callback` as a widget's callback: a failure shows a plain message at the top of the page
+    (the traceback goes to the server log), never Streamlit's error page (callbacks run before
+    the script, outside main()'s handler). Every callback of the app is one (test_callbacks.py)."""
+    @functools.wraps(callback)
+    def run(*args, **kwargs) -> None:
+        try:
+            callback(*args, **kwargs)
+        except ExplorerError as exc:
+            st.session_state.action_error = escape_markdown(public.public_message(str(exc)))
+        except Exception as exc:  # a plain message here, the traceback in the server log
+            LOG.exception("callback %s failed", getattr(callback, "__name__", "?"))
+            st.session_state.action_error = page.action_failed(exc)
+    return run
+
+
 # -- the location: one per session, mirrored in the URL ---------------------------------------------
 def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | None]:
     """The session's location; on its first run the one the URL names (the widgets set to it),
@@ -55,6 +73,7 @@ def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | 
     return location, public.unknown_notice(unknown) if unknown else None
 
 
+@reported
 def go(location: Location) -> None:
     """Show `location` (a widget's callback): add it to the trail, sync the search boxes."""
     st.session_state.location = location
@@ -68,16 +87,19 @@ def button(label: str, target: Location, **options) -> None:
     st.button(label, on_click=go, args=(target,), **options)
 
 
+@reported
 def on_query() -> None:
     go(replace(st.session_state.location, page="ask", query=st.session_state.query_box.strip()))
 
 
+@reported
 def on_map_click(key: str) -> None:
     paper_id = clicked_paper_id(st.session_state[key].selection.points)
     if paper_id is not None:
         go(replace(st.session_state.location, page="paper", paper_id=paper_id))
 
 
+@reported
 def on_year(facets: dict, value: tuple[int, int] | None) -> None:
     """Show the years of the slider's `value` (a click on the years chart, "All years")."""
     if value is not None:
@@ -85,6 +107,7 @@ def on_year(facets: dict, value: tuple[int, int] | None) -> None:
         go(years.located(st.session_state.location, facets, value))
 
 
+@reported
 def on_year_click(key: str, view: years.YearView, facets: dict) -> None:
     on_year(facets, years.picked(st.session_state[key].selection.points, view, facets))
 
@@ -103,7 +126,7 @@ def years_ui(slot, explorer: Explorer, location: Location, verb: str, *subject) 
     with slot.container(key="years-chart"):
         st.plotly_chart(years.chart(view.years, view.year_min, view.year_max), key=key,
                         selection_mode="points", config=years.CONFIG,
-                        on_select=lambda: on_year_click(key, view, facets))
+                        on_select=reported(lambda: on_year_click(key, view, facets)))
         with st.container(horizontal=True, vertical_alignment="center"):
             st.caption(years.caption(view))
             if view.filtered:
@@ -272,8 +295,8 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                 button("Remove", location.mark(paper_id, None), key=f"m-{paper_id}-drop",
                        icon=":material/close:", type="tertiary")
     downloads_ui([explorer.paper(pid) for pid in location.like], root, "liked-papers", "marked")
-    st.text_input(page.STEER, key="steer_box", on_change=lambda: go(
-        replace(st.session_state.location, steer=st.session_state.steer_box)))
+    st.text_input(page.STEER, key="steer_box", on_change=reported(lambda: go(
+        replace(st.session_state.location, steer=st.session_state.steer_box))))
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
         hits = ranked(explorer, location, "recommend", location.like, location.unlike, location.steer)
         st.markdown("#### Recommended from the marked set")
@@ -291,6 +314,7 @@ def collection_store() -> Collections:
     return Collections.at(Settings.from_env().data_dir)
 
 
+@reported
 def on_collection(action, *args) -> None:
     """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
     try:
@@ -321,12 +345,13 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
             st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
                          placeholder=saved.NO_COLLECTIONS, disabled=not names)
             st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
-                      on_click=lambda: on_collection(
-                          saved.open_collection, st.session_state.collection_pick, location, explorer))
+                      on_click=reported(lambda: on_collection(
+                          saved.open_collection, st.session_state.collection_pick, location, explorer)))
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
-            st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
-                      on_collection(saved.save_new, st.session_state.collection_name, location))
+            st.button("Save", key="collection-save", icon=":material/bookmark_add:",
+                      on_click=reported(lambda: on_collection(
+                          saved.save_new, st.session_state.collection_name, location)))
 
 
 def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
@@ -346,8 +371,8 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
         with st.popover("Rename", icon=":material/edit:"):
             box = saved.rename_key(opened)  # a fresh box for each open collection
             st.text_input("New name", key=box, value=opened.name)
-            st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
-                saved.rename_open, opened, st.session_state[box], location))
+            st.button("Rename", key="collection-rename", on_click=reported(lambda: on_collection(
+                saved.rename_open, opened, st.session_state[box], location)))
         with st.popover("Share", icon=":material/link:"):
             url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
             st.code(url, language=None, wrap_lines=True)
@@ -360,6 +385,7 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
 
 
 # -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
+@reported
 def on_check(explorer: Explorer) -> None:
     """Check the draft (the button's callback): keep the answer, or why there is none."""
     state = st.session_state
@@ -421,12 +447,12 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
                  index=topics.zoom_choices(table).index(zoom),
                  format_func=lambda topic_id: topics.option_label(table, topic_id),
-                 on_change=lambda: go(replace(st.session_state.location, page="map",
-                                              topic=st.session_state[box])))
+                 on_change=reported(lambda: go(replace(st.session_state.location, page="map",
+                                                       topic=st.session_state[box]))))
     st.caption(caption(bool(location.paper_id), len(explorer.papers)))
     key = f"map-{st.session_state.get('map_version', 0)}"
-    st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
-                    config={"displaylogo": False, "scrollZoom": True})
+    st.plotly_chart(figure, key=key, on_select=reported(lambda: on_map_click(key)),
+                    selection_mode="points", config={"displaylogo": False, "scrollZoom": True})
 
 
 def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -536,6 +562,8 @@ def skip_repl_check() -> None:
 def main() -> None:
     skip_repl_check()
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
+    if failed := st.session_state.pop("action_error", None):  # from a callback (`reported`)
+        st.error(failed, icon=":material/error:")
     folder = DEFAULT_INDEX_DIR
     try:
         settings = Settings.from_env()
