@@ -17,7 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
-from explorer.collections.store import Collections
+from explorer.collections.visitors import PRIVATE, Shelf, sharing, valid_key
 from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
@@ -310,15 +310,41 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
 
 
 # -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
-def collection_store() -> Collections:
-    return Collections.at(Settings.from_env().data_dir)
+VISITOR_KEY_JS = Path(saved.__file__).with_name("visitor_key.js")
+
+
+def collections_mode() -> str:
+    """Whose collections the web changes: collections.visitors.OWNER_MODE, PRIVATE or SHARED."""
+    return sharing(st.get_option("server.address"), Settings.from_env().visitors)
+
+
+def collection_shelf() -> Shelf:
+    """The collections this session sees (its browser's own and the owner's on a shared server)."""
+    return Shelf.of(Settings.from_env().data_dir, collections_mode(),
+                    st.session_state.get("visitor_key"))
+
+
+def visitor_key_ui() -> None:
+    """On a shared server, until this session knows it: the browser's key (kept in its local
+    storage by visitor_key.js, sent over the session's connection, never shown or linked)."""
+    if "visitor_key" in st.session_state or collections_mode() != PRIVATE:
+        return
+    mount = st.components.v2.component("paper_explorer_visitor_key",
+                                       js=VISITOR_KEY_JS.read_text(encoding="utf-8"))
+    mount(key="visitor-key-box", on_browser_key_change=remember_key, height=0)
+
+
+@reported
+def remember_key() -> None:
+    key = getattr(st.session_state.get("visitor-key-box"), "browser_key", None)
+    st.session_state.visitor_key = key if valid_key(key) else ""  # "": the browser keeps none
 
 
 @reported
 def on_collection(action, *args) -> None:
     """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
     try:
-        outcome = action(collection_store(), *args)
+        outcome = action(collection_shelf(), *args)
     except ExplorerError as exc:
         st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
         return
@@ -330,19 +356,23 @@ def on_collection(action, *args) -> None:
 
 def collections_ui(explorer: Explorer, location: Location) -> None:
     """Save the liked papers as a collection; open, save, rename, share or delete one."""
-    store, opened = collection_store(), st.session_state.get("collection")
+    visitor_key_ui()
+    shelf, opened = collection_shelf(), st.session_state.get("collection")
     kind, note = st.session_state.pop("collection_note", (None, ""))
     if kind:
         (st.error if kind == "error" else st.success)(note)
     with st.container(border=True, key="collections"):
+        if shelf.owners is not None:
+            st.caption(saved.visitor_note(st.session_state.get("visitor_key")))
         if opened:
-            open_collection_ui(store, opened, location)
-        listing = store.listing()
-        for problem in saved.problems_markdown(listing):
+            open_collection_ui(shelf, opened, location)
+        catalog = shelf.catalog()
+        for problem in saved.problems_markdown(catalog):
             st.warning(problem)
-        names = [collection.name for collection in listing.collections]
+        names = catalog.names()
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick",
+                         format_func=lambda name: saved.option_label(name, name in catalog.read_only),
                          placeholder=saved.NO_COLLECTIONS, disabled=not names)
             st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
                       on_click=reported(lambda: on_collection(
@@ -350,13 +380,13 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT)
             st.button("Save", key="collection-save", icon=":material/bookmark_add:",
-                      on_click=reported(lambda: on_collection(
+                      disabled=shelf.waiting, on_click=reported(lambda: on_collection(
                           saved.save_new, st.session_state.collection_name, location)))
 
 
-def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
+def open_collection_ui(shelf: Shelf, opened: saved.Opened, location: Location) -> None:
     try:
-        changed = saved.is_changed(opened, store, location)
+        changed = saved.is_changed(opened, shelf, location)
     except ExplorerError as exc:  # deleted or broken elsewhere: it is no longer open here
         st.session_state.collection = None
         st.warning(saved.error_markdown(str(exc)))
@@ -364,24 +394,28 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
     st.caption(saved.open_caption(opened, location))
     if opened.missing:
         st.warning(saved.missing_markdown(opened.missing), icon=":material/help:")
+    if opened.read_only:
+        st.caption(saved.READ_ONLY_NOTE)
     with st.container(horizontal=True):
-        st.button("Save changes", key="collection-update", disabled=not changed,
-                  icon=":material/save:", on_click=on_collection,
-                  args=(saved.save_changes, opened, location))
-        with st.popover("Rename", icon=":material/edit:"):
-            box = saved.rename_key(opened)  # a fresh box for each open collection
-            st.text_input("New name", key=box, value=opened.name)
-            st.button("Rename", key="collection-rename", on_click=reported(lambda: on_collection(
-                saved.rename_open, opened, st.session_state[box], location)))
+        if not opened.read_only:
+            st.button("Save changes", key="collection-update", disabled=not changed,
+                      icon=":material/save:", on_click=on_collection,
+                      args=(saved.save_changes, opened, location))
+            with st.popover("Rename", icon=":material/edit:"):
+                box = saved.rename_key(opened)  # a fresh box for each open collection
+                st.text_input("New name", key=box, value=opened.name)
+                st.button("Rename", key="collection-rename", on_click=reported(lambda: on_collection(
+                    saved.rename_open, opened, st.session_state[box], location)))
         with st.popover("Share", icon=":material/link:"):
             url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
             st.code(url, language=None, wrap_lines=True)
             if cut:
                 st.caption(cut)
-        with st.popover("Delete", icon=":material/delete:"):
-            st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
-                      type="primary", on_click=on_collection,
-                      args=(saved.delete_open, opened, location))
+        if not opened.read_only:
+            with st.popover("Delete", icon=":material/delete:"):
+                st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
+                          type="primary", on_click=on_collection,
+                          args=(saved.delete_open, opened, location))
 
 
 # -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
@@ -391,7 +425,7 @@ def on_check(explorer: Explorer) -> None:
     state = st.session_state
     given = drafts.Given(state.get("draft_text", ""), state.get("draft_file"), state.get("draft_bib"),
                          state.get("draft_cited"), state.get("draft_collection"))
-    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_store(),
+    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_shelf(),
                                                           state.location.top_k)
 
 
@@ -404,9 +438,11 @@ def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     if source == drafts.UPLOAD:
         st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib")
     elif source == drafts.SAVED:
-        names = [collection.name for collection in collection_store().listing().collections]
-        st.selectbox(saved.OPEN_LABEL, names, key="draft_collection", format_func=saved.option_label,
-                     placeholder=saved.NO_COLLECTIONS, disabled=not names)
+        visitor_key_ui()
+        catalog = collection_shelf().catalog()
+        st.selectbox(saved.OPEN_LABEL, catalog.names(), key="draft_collection",
+                     format_func=lambda name: saved.option_label(name, name in catalog.read_only),
+                     placeholder=saved.NO_COLLECTIONS, disabled=not catalog.entries)
     st.button("Check my draft", key="draft-check", type="primary", icon=":material/fact_check:",
               on_click=on_check, args=(explorer,))
     if st.session_state.get("draft_error"):

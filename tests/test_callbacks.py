@@ -1,17 +1,22 @@
 """The app's callbacks run before its script, outside main()'s error handler: each one is
 `reported` (streamlit_app.py), so a failure shows a plain message and logs its traceback on the
-server instead of Streamlit's error page."""
+server instead of Streamlit's error page. And the Marked page as a visitor of a shared server
+sees it (AppTest; test_browser_collections.py drives a real browser)."""
 
 from __future__ import annotations
 
 import ast
 import errno
 import logging
+import secrets
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from explorer.collections import records
+from explorer.collections.store import Collections
+from explorer.collections.visitors import visitor_folder
+from explorer.ui import collections as saved
 from tests.app_fixtures import APP, small_index  # noqa: F401 (a fixture)
 
 TIMEOUT = 120
@@ -112,3 +117,41 @@ def test_a_failing_navigation_callback_shows_a_plain_message(small_index, tmp_pa
     assert not app.exception, app.exception
     assert "internal error" in errors(app) and "a bug" not in errors(app)
     assert any("callback go failed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_visitor_of_a_shared_server_saves_apart(small_index, tmp_path, monkeypatch):  # noqa: F811
+    data = tmp_path / "data"
+    Collections.at(data).create("Owner's list", ["speech"])
+    monkeypatch.setenv("EXPLORER_VISITORS", "private")
+    waiting = run_app(small_index, monkeypatch, data, {"view": "marked", "like": "gnn"})
+    assert waiting.button(key="collection-save").disabled
+    assert any(saved.WAITING in c.value for c in waiting.caption)
+    mine = secrets.token_hex(32)
+    app = run_app(small_index, monkeypatch, data, {"view": "marked", "like": "gnn"},
+                  visitor_key=mine)
+    assert app.selectbox(key="collection_pick").options == [
+        "Owner's list" + saved.OWNERS_MARK]
+    app.text_input(key="collection_name").input("Mine").run()
+    app.button(key="collection-save").click().run()
+    assert Collections(visitor_folder(data, mine)).get("Mine").paper_ids == ("gnn",)
+    assert Collections.at(data).names() == ["Owner's list"]
+    app.selectbox(key="collection_pick").select("Owner's list").run()
+    app.button(key="collection-open").click().run()
+    assert app.session_state["location"].like == ("speech",)
+    keys = {button.key for button in app.button}
+    assert not keys & {"collection-update", "collection-rename", "collection-delete"}
+    assert any(saved.READ_ONLY_NOTE in c.value for c in app.caption)
+
+
+def test_a_server_on_another_address_is_shared_mode(small_index, tmp_path, monkeypatch):  # noqa: F811
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        app = run_app(small_index, monkeypatch, tmp_path / "data", {"view": "marked"})
+    finally:
+        config.set_option("server.address", before)
+    assert app.button(key="collection-save").disabled
+    assert any(saved.WAITING in c.value for c in app.caption)
+    assert config.get_option("server.address") == "127.0.0.1"  # the project's own setting

@@ -157,7 +157,10 @@ def test_the_app_saves_opens_renames_and_deletes(small_index_for_collections, da
     fresh = act(act(fresh, "m-protein-drop"), "collection-update")
     assert "changed elsewhere" in messages(fresh)
     assert data.get("Proteins").paper_ids == ("protein", "speech")  # nothing overwritten
-    fresh = act(fresh, "collection-delete")
+    fresh = act(fresh, "collection-delete")  # a stale delete is refused too
+    assert "changed elsewhere" in messages(fresh) and data.names() == ["Proteins"]
+    fresh.selectbox(key="collection_pick").select("Proteins").run()
+    fresh = act(act(fresh, "collection-open"), "collection-delete")
     assert data.names() == [] and "Deleted" in messages(fresh)
 
 
