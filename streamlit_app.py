@@ -8,8 +8,9 @@ the callback of every widget that navigates, and in `app_ui`, from the filters t
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import streamlit as st
 
 from explorer.artifacts.store import read_manifest
 from explorer.collections.records import MAX_NAME_CHARS
-from explorer.collections.store import Collections
+from explorer.collections.visitors import PRIVATE, Shelf, sharing, valid_key
 from explorer.errors import ExplorerError
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
@@ -43,6 +44,23 @@ def load_explorer(folder: str, build_key: str, model: str | None = None) -> Expl
     return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
 
 
+# -- callbacks: each one `reported` ------------------------------------------------------------------
+def reported(callback: Callable[..., None]) -> Callable[..., None]:
+    """`callback` as a widget's callback: a failure shows a plain message at the top of the page
+    (the traceback goes to the server log), never Streamlit's error page (callbacks run before
+    the script, outside main()'s handler). Every callback of the app is one (test_callbacks.py)."""
+    @functools.wraps(callback)
+    def run(*args, **kwargs) -> None:
+        try:
+            callback(*args, **kwargs)
+        except ExplorerError as exc:
+            st.session_state.action_error = escape_markdown(public.public_message(str(exc)))
+        except Exception as exc:  # a plain message here, the traceback in the server log
+            LOG.exception("callback %s failed", getattr(callback, "__name__", "?"))
+            st.session_state.action_error = page.action_failed(exc)
+    return run
+
+
 # -- the location: one per session, mirrored in the URL ---------------------------------------------
 def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | None]:
     """The session's location; on its first run the one the URL names (the widgets set to it),
@@ -56,6 +74,7 @@ def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | 
     return location, public.unknown_notice(unknown) if unknown else None
 
 
+@reported
 def go(location: Location) -> None:
     """Show `location` (a widget's callback): add it to the trail, sync the search boxes."""
     st.session_state.location = location
@@ -69,16 +88,19 @@ def button(label: str, target: Location, **options) -> None:
     st.button(label, on_click=go, args=(target,), **options)
 
 
+@reported
 def on_query() -> None:
     go(replace(st.session_state.location, page="ask", query=st.session_state.query_box.strip()))
 
 
+@reported
 def on_map_click(key: str) -> None:
     paper_id = clicked_paper_id(st.session_state[key].selection.points)
     if paper_id is not None:
         go(replace(st.session_state.location, page="paper", paper_id=paper_id))
 
 
+@reported
 def on_year(facets: dict, value: tuple[int, int] | None) -> None:
     """Show the years of the slider's `value` (a click on the years chart, "All years")."""
     if value is not None:
@@ -86,6 +108,7 @@ def on_year(facets: dict, value: tuple[int, int] | None) -> None:
         go(years.located(st.session_state.location, facets, value))
 
 
+@reported
 def on_year_click(key: str, view: years.YearView, facets: dict) -> None:
     on_year(facets, years.picked(st.session_state[key].selection.points, view, facets))
 
@@ -104,7 +127,7 @@ def years_ui(slot, explorer: Explorer, location: Location, verb: str, *subject) 
     with slot.container(key="years-chart"):
         st.plotly_chart(years.chart(view.years, view.year_min, view.year_max), key=key,
                         selection_mode="points", config=years.CONFIG,
-                        on_select=lambda: on_year_click(key, view, facets))
+                        on_select=reported(lambda: on_year_click(key, view, facets)))
         with st.container(horizontal=True, vertical_alignment="center"):
             st.caption(years.caption(view))
             if view.filtered:
@@ -273,8 +296,8 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                 button("Remove", location.mark(paper_id, None), key=f"m-{paper_id}-drop",
                        icon=":material/close:", type="tertiary")
     downloads_ui([explorer.paper(pid) for pid in location.like], root, "liked-papers", "marked")
-    st.text_input(page.STEER, key="steer_box", max_chars=MAX_QUESTION_CHARS, on_change=lambda: go(
-        replace(st.session_state.location, steer=st.session_state.steer_box)))
+    st.text_input(page.STEER, key="steer_box", max_chars=MAX_QUESTION_CHARS, on_change=reported(
+        lambda: go(replace(st.session_state.location, steer=st.session_state.steer_box))))
     if location.steer.strip() and (note := explorer.query_note(location.steer)):
         st.info(escape_markdown(note), icon=":material/info:")
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
@@ -290,14 +313,41 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
 
 
 # -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
-def collection_store() -> Collections:
-    return Collections.at(Settings.from_env().data_dir)
+VISITOR_KEY_JS = Path(saved.__file__).with_name("visitor_key.js")
 
 
+def collections_mode() -> str:
+    """Whose collections the web changes: collections.visitors.OWNER_MODE, PRIVATE or SHARED."""
+    return sharing(st.get_option("server.address"), Settings.from_env().visitors)
+
+
+def collection_shelf() -> Shelf:
+    """The collections this session sees (its browser's own and the owner's on a shared server)."""
+    return Shelf.of(Settings.from_env().data_dir, collections_mode(),
+                    st.session_state.get("visitor_key"))
+
+
+def visitor_key_ui() -> None:
+    """On a shared server, until this session knows it: the browser's key (kept in its local
+    storage by visitor_key.js, sent over the session's connection, never shown or linked)."""
+    if "visitor_key" in st.session_state or collections_mode() != PRIVATE:
+        return
+    mount = st.components.v2.component("paper_explorer_visitor_key",
+                                       js=VISITOR_KEY_JS.read_text(encoding="utf-8"))
+    mount(key="visitor-key-box", on_browser_key_change=remember_key, height=0)
+
+
+@reported
+def remember_key() -> None:
+    key = getattr(st.session_state.get("visitor-key-box"), "browser_key", None)
+    st.session_state.visitor_key = key if valid_key(key) else ""  # "": the browser keeps none
+
+
+@reported
 def on_collection(action, *args) -> None:
     """Run a saved-collection action (a callback): show what it leaves, or why it failed."""
     try:
-        outcome = action(collection_store(), *args)
+        outcome = action(collection_shelf(), *args)
     except ExplorerError as exc:
         st.session_state.collection_note = ("error", saved.error_markdown(str(exc)))
         return
@@ -309,33 +359,38 @@ def on_collection(action, *args) -> None:
 
 def collections_ui(explorer: Explorer, location: Location) -> None:
     """Save the liked papers as a collection; open, save, rename, share or delete one."""
-    store, opened = collection_store(), st.session_state.get("collection")
+    visitor_key_ui()
+    shelf, opened = collection_shelf(), st.session_state.get("collection")
     kind, note = st.session_state.pop("collection_note", (None, ""))
     if kind:
         (st.error if kind == "error" else st.success)(note)
     with st.container(border=True, key="collections"):
+        if shelf.owners is not None:
+            st.caption(saved.visitor_note(st.session_state.get("visitor_key")))
         if opened:
-            open_collection_ui(store, opened, location)
-        listing = store.listing()
-        for problem in saved.problems_markdown(listing):
+            open_collection_ui(shelf, opened, location)
+        catalog = shelf.catalog()
+        for problem in saved.problems_markdown(catalog):
             st.warning(problem)
-        names = [collection.name for collection in listing.collections]
+        names = catalog.names()
         with st.container(horizontal=True, vertical_alignment="bottom"):
-            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick", format_func=saved.option_label,
+            st.selectbox(saved.OPEN_LABEL, names, key="collection_pick",
+                         format_func=lambda name: saved.option_label(name, name in catalog.read_only),
                          placeholder=saved.NO_COLLECTIONS, disabled=not names)
             st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
-                      on_click=lambda: on_collection(
-                          saved.open_collection, st.session_state.collection_pick, location, explorer))
+                      on_click=reported(lambda: on_collection(
+                          saved.open_collection, st.session_state.collection_pick, location, explorer)))
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.text_input(saved.NAME_LABEL, key="collection_name", placeholder=saved.NAME_HINT,
                           max_chars=MAX_NAME_CHARS)
-            st.button("Save", key="collection-save", icon=":material/bookmark_add:", on_click=lambda:
-                      on_collection(saved.save_new, st.session_state.collection_name, location))
+            st.button("Save", key="collection-save", icon=":material/bookmark_add:",
+                      disabled=shelf.waiting, on_click=reported(lambda: on_collection(
+                          saved.save_new, st.session_state.collection_name, location)))
 
 
-def open_collection_ui(store: Collections, opened: saved.Opened, location: Location) -> None:
+def open_collection_ui(shelf: Shelf, opened: saved.Opened, location: Location) -> None:
     try:
-        changed = saved.is_changed(opened, store, location)
+        changed = saved.is_changed(opened, shelf, location)
     except ExplorerError as exc:  # deleted or broken elsewhere: it is no longer open here
         st.session_state.collection = None
         st.warning(saved.error_markdown(str(exc)))
@@ -343,33 +398,38 @@ def open_collection_ui(store: Collections, opened: saved.Opened, location: Locat
     st.caption(saved.open_caption(opened, location))
     if opened.missing:
         st.warning(saved.missing_markdown(opened.missing), icon=":material/help:")
+    if opened.read_only:
+        st.caption(saved.READ_ONLY_NOTE)
     with st.container(horizontal=True):
-        st.button("Save changes", key="collection-update", disabled=not changed,
-                  icon=":material/save:", on_click=on_collection,
-                  args=(saved.save_changes, opened, location))
-        with st.popover("Rename", icon=":material/edit:"):
-            box = saved.rename_key(opened)  # a fresh box for each open collection
-            st.text_input("New name", key=box, value=opened.name, max_chars=MAX_NAME_CHARS)
-            st.button("Rename", key="collection-rename", on_click=lambda: on_collection(
-                saved.rename_open, opened, st.session_state[box], location))
+        if not opened.read_only:
+            st.button("Save changes", key="collection-update", disabled=not changed,
+                      icon=":material/save:", on_click=on_collection,
+                      args=(saved.save_changes, opened, location))
+            with st.popover("Rename", icon=":material/edit:"):
+                box = saved.rename_key(opened)  # a fresh box for each open collection
+                st.text_input("New name", key=box, value=opened.name, max_chars=MAX_NAME_CHARS)
+                st.button("Rename", key="collection-rename", on_click=reported(lambda: on_collection(
+                    saved.rename_open, opened, st.session_state[box], location)))
         with st.popover("Share", icon=":material/link:"):
             url, cut = saved.collection_link(st.context.url or "", location.like + opened.missing)
             st.code(url, language=None, wrap_lines=True)
             if cut:
                 st.caption(cut)
-        with st.popover("Delete", icon=":material/delete:"):
-            st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
-                      type="primary", on_click=on_collection,
-                      args=(saved.delete_open, opened, location))
+        if not opened.read_only:
+            with st.popover("Delete", icon=":material/delete:"):
+                st.button(f"Delete {saved.name_markdown(opened.name, 40)}", key="collection-delete",
+                          type="primary", on_click=on_collection,
+                          args=(saved.delete_open, opened, location))
 
 
 # -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
+@reported
 def on_check(explorer: Explorer) -> None:
     """Check the draft (the button's callback): keep the answer, or why there is none."""
     state = st.session_state
     given = drafts.Given(state.get("draft_text", ""), state.get("draft_file"), state.get("draft_bib"),
                          state.get("draft_cited"), state.get("draft_collection"))
-    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_store(),
+    state.draft_checked, state.draft_error = drafts.check(explorer, given, collection_shelf(),
                                                           state.location.top_k)
 
 
@@ -385,9 +445,11 @@ def draft_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         st.file_uploader(drafts.REFERENCES_LABEL, type=drafts.REFERENCE_SUFFIXES, key="draft_bib",
                          max_upload_size=drafts.REFERENCE_UPLOAD_MIB)
     elif source == drafts.SAVED:
-        names = [collection.name for collection in collection_store().listing().collections]
-        st.selectbox(saved.OPEN_LABEL, names, key="draft_collection", format_func=saved.option_label,
-                     placeholder=saved.NO_COLLECTIONS, disabled=not names)
+        visitor_key_ui()
+        catalog = collection_shelf().catalog()
+        st.selectbox(saved.OPEN_LABEL, catalog.names(), key="draft_collection",
+                     format_func=lambda name: saved.option_label(name, name in catalog.read_only),
+                     placeholder=saved.NO_COLLECTIONS, disabled=not catalog.entries)
     st.button("Check my draft", key="draft-check", type="primary", icon=":material/fact_check:",
               on_click=on_check, args=(explorer,))
     if st.session_state.get("draft_error"):
@@ -428,12 +490,12 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
                  index=topics.zoom_choices(table).index(zoom),
                  format_func=lambda topic_id: topics.option_label(table, topic_id),
-                 on_change=lambda: go(replace(st.session_state.location, page="map",
-                                              topic=st.session_state[box])))
+                 on_change=reported(lambda: go(replace(st.session_state.location, page="map",
+                                                       topic=st.session_state[box]))))
     st.caption(caption(bool(location.paper_id), len(explorer.papers)))
     key = f"map-{st.session_state.get('map_version', 0)}"
-    st.plotly_chart(figure, key=key, on_select=lambda: on_map_click(key), selection_mode="points",
-                    config={"displaylogo": False, "scrollZoom": True})
+    st.plotly_chart(figure, key=key, on_select=reported(lambda: on_map_click(key)),
+                    selection_mode="points", config={"displaylogo": False, "scrollZoom": True})
 
 
 def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
@@ -543,6 +605,8 @@ def skip_repl_check() -> None:
 def main() -> None:
     skip_repl_check()
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
+    if failed := st.session_state.pop("action_error", None):  # from a callback (`reported`)
+        st.error(failed, icon=":material/error:")
     folder = DEFAULT_INDEX_DIR
     try:
         settings = Settings.from_env()

@@ -1,9 +1,9 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
 NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib,
-years, profile, concurrent, explain, blas, targets, abuse. Each prints a markdown table (the
-product's path beside a plain baseline measured in the same run, with the ratio) and writes it to
-benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
+years, profile, concurrent, explain, blas, targets, collections, abuse. Each prints a markdown
+table (the product's path beside a plain baseline measured in the same run, with the ratio)
+and writes it to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "bib": "benchmarks.bibliography", "years": "benchmarks.years",
               "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent",
               "explain": "benchmarks.explain", "blas": "benchmarks.blas",
-              "targets": "benchmarks.targets", "abuse": "benchmarks.abuse"}
+              "targets": "benchmarks.targets", "collections": "benchmarks.collections",
+              "abuse": "benchmarks.abuse"}
 
 
 def main(argv: list[str]) -> int:

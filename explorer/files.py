@@ -46,10 +46,39 @@ def temp_name(path: Path) -> Path:
 
 def is_temp_of(name: str, target: str) -> bool:
     """True when `name` is a temp name `atomic_write` uses for a file named `target`."""
-    prefix, suffix = f".{target}.", ".tmp"
-    middle = name[len(prefix):-len(suffix)]
-    return (name.startswith(prefix) and name.endswith(suffix) and len(middle) == 8
-            and all(c in "0123456789abcdef" for c in middle))
+    return temp_target(name) == target
+
+
+def temp_target(name: str) -> str | None:
+    """The file that `name` is an `atomic_write` temp name of (`.<target>.<8 hex>.tmp`), else
+    None."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    target, dot, token = name[1:-4].rpartition(".")
+    if dot and target and len(token) == 8 and all(c in "0123456789abcdef" for c in token):
+        return target
+    return None
+
+
+def remove_temps(folder: Path, ours: Callable[[str], bool]) -> list[str]:
+    """Delete the temp files that writers killed mid-write (kill -9, a power cut) left in
+    `folder` for the files `ours(target name)` claims; returns the names deleted.
+
+    Only for a caller holding the lock that every writer of those files takes (so none of them
+    is writing now: each temp file of theirs is stale), and only temp names of `atomic_write`
+    for files of theirs: any other file, a user's `.notes.tmp` say, is never touched."""
+    removed = []
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries if entry.name.endswith(".tmp")]
+    except FileNotFoundError:
+        return removed
+    for name in names:
+        target = temp_target(name)
+        if target is not None and ours(target) and (folder / name).is_file():
+            (folder / name).unlink(missing_ok=True)
+            removed.append(name)
+    return removed
 
 
 def fsync_dir(folder: Path) -> None:

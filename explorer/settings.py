@@ -20,6 +20,7 @@ DEFAULT_INDEX_DIR = "embeddings"
 DEFAULT_CORPUS = "seeds"  # what `explorer build` reads when given no paths
 DEFAULT_BATCH_SIZE = 32  # texts per model call (benchmarks/README.md: 8/16/32 within noise)
 DEFAULT_MAX_FILE_BYTES = 2 << 30  # per corpus file, decompressed
+VISITORS = ("auto", "private", "shared")  # EXPLORER_VISITORS: see Settings and README
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -32,7 +33,11 @@ class Settings:
     model the index records; given, it replaces the recorded one (e.g. a model folder that
     moved) and must still have the index's fingerprint. `cache_dir` holds derived files kept
     between runs: model exports (models/) and `explorer eval` indexes (eval/). `data_dir`
-    holds the user's own files: saved collections (collections/).
+    holds the user's own files: saved collections (collections/). `visitors`: what the app's
+    visitors may do with collections (`VISITORS`; collections/visitors.py): "auto" (the web
+    changes the owner's collections when the app listens on this computer only, else each
+    browser keeps its own and the owner's are read-only), "private" (always the latter: an app
+    behind a proxy on 127.0.0.1) or "shared" (every visitor changes the owner's collections).
     """
 
     index_dir: Path = Path(DEFAULT_INDEX_DIR)
@@ -43,6 +48,7 @@ class Settings:
     cache_dir: Path = field(default_factory=lambda: default_cache_dir({}))  # ~/.cache/...
     data_dir: Path = field(default_factory=lambda: default_data_dir({}))  # ~/.local/share/...
     debug: bool = False
+    visitors: str = "auto"
 
     @classmethod
     def from_env(
@@ -54,8 +60,9 @@ class Settings:
         batch_size: int | None = None,
     ) -> Settings:
         """Flags win over EXPLORER_INDEX / EXPLORER_MODEL / EXPLORER_MAX_FILE_BYTES /
-        EXPLORER_CACHE / EXPLORER_DATA / EXPLORER_DEBUG, which win over the defaults. Raises
-        ExplorerError for a size that is not a positive number."""
+        EXPLORER_CACHE / EXPLORER_DATA / EXPLORER_DEBUG / EXPLORER_VISITORS, which win over the
+        defaults. Raises ExplorerError for a size that is not a positive number, or visitors
+        that are none of `VISITORS`."""
         env = os.environ if environ is None else environ
         chosen = model or env.get("EXPLORER_MODEL") or None
         return cls(
@@ -68,6 +75,7 @@ class Settings:
             cache_dir=default_cache_dir(env),
             data_dir=default_data_dir(env),
             debug=env.get("EXPLORER_DEBUG", "").strip() not in ("", "0"),
+            visitors=parse_visitors(env.get("EXPLORER_VISITORS", "")),
         )
 
 
@@ -109,6 +117,16 @@ def cores(capped: bool = True) -> int:
         count = max(1, os.cpu_count() or 1)
     limit = thread_limit() if capped else None
     return min(count, limit) if limit else count
+
+
+def parse_visitors(text: str) -> str:
+    """One of `VISITORS` (any case; "auto" when empty); ExplorerError for anything else: a
+    setting that decides who may change whose collections is never guessed."""
+    value = text.strip().lower() or "auto"
+    if value not in VISITORS:
+        raise ExplorerError(f"EXPLORER_VISITORS={text!r} is not one of {', '.join(VISITORS)}. "
+                            "Use shared to let every visitor change the owner's collections.")
+    return value
 
 
 def parse_size(text: str, default: int) -> int:

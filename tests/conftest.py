@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chr
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
+SHARED_DATA = Path(os.environ.get("EXPLORER_TEST_SHARED_DATA") or ROOT.parent / "shared" / "data")
+CPU_BRANCH = "cpu_branch"  # the user property a CPU-dependent test names its branch with
 
 
 def same_text_cosine(precision: str | None) -> float:
@@ -23,6 +26,33 @@ def same_text_cosine(precision: str | None) -> float:
     padding) on a backend of `precision`: static int8 rounds a value across an int8 step now
     and then (1 - cosine up to 1.9e-4 on the seeds), bf16 and fp32 only in the last bits."""
     return 0.9995 if precision == "int8-static" else 0.9999
+
+
+@pytest.fixture
+def cpu_branch(record_property) -> Callable[[str], None]:
+    """cpu_branch(text): say which branch a test that depends on the CPU took; the run's
+    summary lists every such test with its branch, under the CPU's flags and choices."""
+    return lambda branch: record_property(CPU_BRANCH, branch)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The CPU, what the product chooses on it, and the branch of each CPU-dependent test."""
+    from explorer.index import blas
+    from explorer.model.backends import auto_backends, cpu_flags, cpu_name, int8_weights
+    from explorer.model.precision import FLAGS
+
+    branches = {(report.nodeid, value): None for reports in terminalreporter.stats.values()
+                for report in reports for name, value in getattr(report, "user_properties", ())
+                if name == CPU_BRANCH}
+    flags = [flag for flag in FLAGS if flag in cpu_flags()]
+    kernels = blas.kernels()
+    terminalreporter.section("CPU-dependent branches")
+    terminalreporter.line(f"{cpu_name() or 'unknown CPU'}: {' '.join(flags) or 'no avx2'} "
+                          f"(of {' '.join(FLAGS)}); automatic backends {auto_backends()}; "
+                          f"dynamic int8 weights {int8_weights()}; OpenBLAS kernels {kernels}: "
+                          f"{'numpy' if blas.wider(kernels) else 'FAISS'} multiplies many queries")
+    for nodeid, branch in branches:
+        terminalreporter.line(f"{nodeid}: {branch}")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -141,6 +142,103 @@ def test_a_manifest_naming_files_outside_the_folder_deletes_nothing_there(tmp_pa
         Explorer.open(index)
     assert build([extra_file], index, "default", sentences=False).papers == 2
     assert victim.read_text() == "keep me" and len(Explorer.open(index).papers) == 2
+
+
+FOREIGN = {"a web app's manifest": '{"name": "My PWA", "icons": []}',
+           "plain text": "not JSON at all", "a list": "[1, 2]"}
+
+
+def _snapshot(folder: Path) -> dict[str, bytes | None]:
+    return {p.name: (p.read_bytes() if p.is_file() else None) for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("kind", [*FOREIGN, "a folder", "a link"])
+def test_a_manifest_json_of_someone_elses_is_never_replaced(tmp_path: Path, extra_file: Path,
+                                                            kind: str):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "index.html").write_text("<html></html>")
+    if kind == "a folder":
+        (folder / "manifest.json").mkdir()
+    elif kind == "a link":
+        (tmp_path / "elsewhere.json").write_text('{"format_version": 1, "files": {}}')
+        (folder / "manifest.json").symlink_to(tmp_path / "elsewhere.json")
+    else:
+        (folder / "manifest.json").write_text(FOREIGN[kind])
+    before = _snapshot(folder)
+    with pytest.raises(IndexInvalidError, match="not a Paper Explorer index manifest.*never "
+                                                "replaces a file it did not write.*--out"):
+        build([extra_file], folder, "default", sentences=False)
+    assert _snapshot(folder) == before  # nothing written, not even the lock file
+
+
+def test_the_cli_refuses_a_foreign_manifest_in_one_line(tmp_path: Path, extra_file: Path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "manifest.json").write_text('{"name":"My PWA"}')
+    cli = "import sys; from explorer.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    run = subprocess.run([sys.executable, "-c", cli, "build", str(extra_file), "--out",
+                          str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1, run.stderr
+    assert "manifest.json is not a Paper Explorer index manifest" in run.stderr
+    assert (folder / "manifest.json").read_text() == '{"name":"My PWA"}'
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json"]
+
+
+def test_our_own_damaged_manifest_is_still_rebuilt(index_copy: Path):
+    (index_copy / "manifest.json").write_text('{"format_version": 1, "files": ')  # cut short
+    assert (index_copy / ".written.json").is_file()
+    assert build([SEEDS], index_copy, "default").papers == 71
+    assert _answers(index_copy) == 71
+    found = store.load_artifacts(index_copy)
+    (index_copy / "manifest.json").write_text('{"name": "My PWA"}')
+    with pytest.raises(IndexInvalidError, match="not a Paper Explorer index manifest"):
+        store.write_artifacts(index_copy, found.papers, found.index, found.extras,
+                              found.manifest.to_dict())
+
+
+STUCK_BUILD = """
+import sys, time
+from pathlib import Path
+from explorer.artifacts import store
+from explorer.build.builder import build
+real = store.atomic_write
+
+def stuck(path, write):
+    if not path.name.startswith("papers-"):
+        return real(path, write)
+    def half(tmp):
+        tmp.write_bytes(b"{" * (3 << 19))  # 1.5 MB of the papers file, then stuck
+        print(tmp.name, flush=True)
+        time.sleep(600)
+    return real(path, half)
+
+store.atomic_write = stuck
+build(sys.argv[2:], Path(sys.argv[1]), "default", sentences=False)
+"""
+
+
+def test_temp_files_of_a_build_killed_mid_write_are_removed_by_the_next(
+        grown_index: Path, extra_file: Path, tmp_path: Path):
+    """kill -9 of a real build while it writes: the next build, even one that finds the index
+    up to date, removes what it left; files of the user's stay."""
+    out = tmp_path / "index"
+    shutil.copytree(grown_index, out)
+    mine = {".notes.tmp": "draft", ".papers-2024.jsonl.abcd1234.tmp": "an editor's save"}
+    for name, text in mine.items():
+        (out / name).write_text(text)
+    writer = subprocess.Popen([sys.executable, "-c", STUCK_BUILD, str(out), str(SEEDS)], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    left = writer.stdout.readline().strip()
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait(timeout=30)
+    writer.stdout.close()
+    assert left.startswith(".papers-") and (out / left).stat().st_size == 3 << 19
+    assert _answers(out) == 73  # the old index, whole
+    assert build([SEEDS, extra_file], out, "default").up_to_date  # as the folder was built
+    assert not (out / left).exists()
+    assert {name: (out / name).read_text() for name in mine} == mine
+    _only_index_files_left(out, set(mine))
 
 
 # -- 2. one build per folder at a time ---------------------------------------------------------

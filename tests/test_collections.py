@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -19,9 +20,16 @@ from explorer.errors import CollectionError, ExplorerError, UnknownPaperError
 from explorer.settings import Settings, default_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-HOSTILE_NAMES = ["../../etc/passwd", "..", ".", "/abs/olute", "con", "a\x00b", "<b>x</b>",
-                 "[x](javascript:alert(1))", "\u202eevil", "Thèse chapitre 2",
-                 "日本語の論文", "🙂", "CAPS", "caps", "a" * MAX_NAME_CHARS]
+HOSTILE_NAMES = ["../../etc/passwd", "..", ".", "/abs/olute", "con", "<b>x</b>",
+                 "[x](javascript:alert(1))", "Thèse chapitre 2", "日本語の論文", "🙂",
+                 "👩\u200d💻 notes", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "CAPS",
+                 "caps", "a" * MAX_NAME_CHARS]
+# Characters that change what a name shows without being seen: refused, the character named.
+REFUSED = {"a\x00b": "U+0000", "\u202eevil": "U+202E (RIGHT-TO-LEFT OVERRIDE)",
+           "x\u2066y\u2069": "U+2066 (LEFT-TO-RIGHT ISOLATE)", "left\u200fmark": "U+200F",
+           "zero\u200bwidth": "U+200B (ZERO WIDTH SPACE)", "tab\there": "U+0009",
+           "line\u2028break": "U+2028", "\ud800lone": "U+D800", "private\ue000": "U+E000",
+           "soft\u00adhyphen": "U+00AD", "\x1b[31mred": "U+001B"}
 
 
 @pytest.fixture
@@ -69,6 +77,46 @@ def test_any_name_is_kept_exactly_in_a_file_inside_the_folder(store, name):
     assert path.parent == store.folder and path.is_file()
     assert path.name.isascii() and "/" not in path.name and not path.name.startswith(".")
     assert store.get(name).name == name.strip() and store.names() == [name.strip()]
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_names_with_control_direction_or_format_characters_are_refused(store, name):
+    store.create("Mine")
+    for change in (lambda: store.create(name), lambda: store.rename("Mine", name)):
+        with pytest.raises(CollectionError, match=re.escape(REFUSED[name])):
+            change()
+    assert store.names() == ["Mine"] and files_of(store) == [file_name("Mine")]
+
+
+@pytest.mark.parametrize("name", ["\u3164", "\u2800 \u115f", "\u200d\u200c"])
+def test_a_name_of_invisible_characters_only_is_refused(store, name):
+    with pytest.raises(CollectionError, match="visible character"):
+        store.create(name)
+
+
+def test_names_that_look_the_same_are_one_name(store):
+    """Case, width, spacing and invisible characters do not make another name (names.py)."""
+    store.create("Reading list", ["a"])
+    for alike in ("reading list", "READING LIST", "Reading  list", "Reading\u00a0list",
+                  "\uff32eading list", "Readi\u200dng list", "Reading list\ufe0f"):
+        with pytest.raises(CollectionError, match="already exists"):
+            store.create(alike)
+        assert store.get(alike).name == "Reading list"  # and finds it
+    store.create("Other")
+    with pytest.raises(CollectionError, match="already exists .*differ only in case"):
+        store.rename("Other", "reading LIST")
+    assert store.rename("Reading list", "Reading List").name == "Reading List"  # its own case
+    assert store.names() == ["Other", "Reading List"]
+
+
+def test_an_old_file_with_a_refused_character_stays_usable(store):
+    """A name from before the rules (or a hand edit) is read and can be renamed away."""
+    from explorer.collections.records import Collection, write_file
+
+    store.folder.mkdir(parents=True)
+    write_file(store.folder / "old.json", Collection("\u202eold", ("a",), 3))
+    assert store.names() == ["\u202eold"] and store.get("\u202eold").paper_ids == ("a",)
+    assert store.rename("\u202eold", "old").name == "old"
 
 
 def test_names_that_differ_get_different_files():

@@ -22,7 +22,8 @@ from tests.app_fixtures import APP, write_small_corpus
 from tests.markdown_check import live_markup
 
 TIMEOUT = 120
-HOSTILE = "[Session expired](https://example.org) <b>x</b> \x1b[31mred\u202e"
+HOSTILE = "[Session expired](https://example.org) <b>x</b> *not bold* `code` $x$"
+ESCAPES = "\x1b[31mred\u202eevil"  # refused in a new name; a file from before may hold them
 
 
 @pytest.fixture
@@ -94,9 +95,14 @@ def test_recommend_and_export_take_a_collection(seeds_index, seeds_explorer, dat
 
 
 def test_names_and_broken_files_reach_the_terminal_escaped(data, capsys):
+    from explorer.collections.records import Collection, write_file
+
     data.create(HOSTILE, ["a"])
+    data.folder.mkdir(parents=True, exist_ok=True)
+    write_file(data.folder / "old.json", Collection(ESCAPES, ("b",), 1))  # an old file's name
     code, out, _ = run(capsys, "collection", "list")
     assert code == 0 and "\x1b" not in out and "\u202e" not in out and "\\x1b[31m" in out
+    assert "Session expired" in out
     broken = data.folder / file_name("Broken")
     broken.write_text("{not json", encoding="utf-8")
     code, out, err = run(capsys, "collection", "list")
@@ -151,7 +157,10 @@ def test_the_app_saves_opens_renames_and_deletes(small_index_for_collections, da
     fresh = act(act(fresh, "m-protein-drop"), "collection-update")
     assert "changed elsewhere" in messages(fresh)
     assert data.get("Proteins").paper_ids == ("protein", "speech")  # nothing overwritten
-    fresh = act(fresh, "collection-delete")
+    fresh = act(fresh, "collection-delete")  # a stale delete is refused too
+    assert "changed elsewhere" in messages(fresh) and data.names() == ["Proteins"]
+    fresh.selectbox(key="collection_pick").select("Proteins").run()
+    fresh = act(act(fresh, "collection-open"), "collection-delete")
     assert data.names() == [] and "Deleted" in messages(fresh)
 
 

@@ -2,6 +2,7 @@
 those of the float32 scan, alone and in batches, with ties and near-ties finer than fp16 can
 tell apart, and when its candidates are not enough; it is made on its own after
 COMPRESS_AFTER searches, while other threads keep searching; small and HNSW indexes keep none.
+Two indexes searched at once answer as each alone (no process-wide FAISS setting changes).
 """
 
 from __future__ import annotations
@@ -175,3 +176,38 @@ def test_the_copy_is_made_at_the_lowest_priority(monkeypatch, corpus):
         time.sleep(0.05)
     assert seen == [19] and daemons == [False] and index.compressed
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # this thread's own
+
+
+def test_two_indexes_searched_at_once_answer_as_each_alone(monkeypatch, seeds_explorer):
+    """No search changes what another index's searches read: from many threads at once, a big
+    index's batches of 8 and a small index's batches of 4 each get, bit for bit, the answers
+    they get alone. (Before: the big index's batches of 4+ lowered FAISS's BLAS threshold,
+    global to the process, for their first pass, and the small index's batches meanwhile went
+    through BLAS, whose sums round otherwise.) Real vectors: the seeds' papers and sentences."""
+    papers = np.ascontiguousarray(seeds_explorer.vectors, dtype=np.float32)
+    sentences = seeds_explorer.artifacts.arrays["sentence_vectors"].astype(np.float32)
+    monkeypatch.setattr(scan, "SPLIT_ROWS", len(papers) + 1)  # the big index only is split
+    big, small = _plain(np.vstack([papers, sentences])), _plain(papers)
+    assert scan.parts(big.count, 8) and not scan.parts(small.count, 4)
+    queries = sentences[np.random.default_rng(5).permutation(len(sentences))[:96]]
+    sizes = {big: 8, small: 4}  # 4 x d: FAISS's BLAS threshold as the big index once set it
+    alone = {index: [index.search(queries[start:start + size], 20)
+                     for start in range(0, len(queries), size)]
+             for index, size in sizes.items()}
+    differ: list[str] = []
+
+    def work(index: VectorIndex) -> None:
+        size = sizes[index]
+        for _ in range(6):
+            for batch, start in enumerate(range(0, len(queries), size)):
+                scores, rows = index.search(queries[start:start + size], 20)
+                want_scores, want_rows = alone[index][batch]
+                if not (np.array_equal(rows, want_rows) and np.array_equal(scores, want_scores)):
+                    differ.append(f"{index.count} rows, batch {batch}")
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in (big, small) * 3]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not differ, f"{len(differ)} answers differ from alone: {differ[:5]}"

@@ -151,7 +151,7 @@ def test_models_compiled_in_several_threads_at_once_leave_the_locale_as_it_was()
 
 # -- batching: questions that arrive together share model runs and index scans ----------------
 def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> None:
-    for size in (2, 4, len(queries)):  # below and from BLAS_QUERIES
+    for size in (2, 4, len(queries)):
         scores, rows = index.search(queries[:size], top_k)
         for i, query in enumerate(queries[:size]):
             alone_scores, alone_rows = index.search(query, top_k)
@@ -162,8 +162,7 @@ def _alone_and_batched(index, queries: np.ndarray, top_k: int, label: str) -> No
 def test_a_batch_of_queries_gets_what_each_query_gets_alone(monkeypatch, seeds_explorer: Explorer):
     """VectorIndex.search of up to FEW_QUERIES queries: every query's scores and rows are
     bit for bit those of its search alone, on each path (small flat; a big flat index split
-    into parallel ranges or, from BLAS_QUERIES queries, candidates from one BLAS product
-    scored again; HNSW), with duplicated rows for ties."""
+    into parallel ranges; HNSW), with duplicated rows for ties."""
     from explorer.index import dense, scan
 
     vectors = np.vstack([seeds_explorer.vectors, seeds_explorer.vectors[:5]])
@@ -210,7 +209,7 @@ def _recording(monkeypatch) -> dict[str, list[int]]:
 
 @pytest.mark.parametrize("backend", [AUTO, ONNX, OPENVINO])
 def test_batched_answers_are_the_answers_of_one_thread_without_batching(
-        monkeypatch, backend: str, seeds_index: Path):
+        monkeypatch, backend: str, seeds_index: Path, cpu_branch):
     """8 threads x 20 fresh questions at once through `search` (hybrid: model, FAISS, BM25,
     feedback) on a batching Explorer, against one thread on an Explorer that batches nothing:
     the same papers in the same order, the same scores up to float rounding (a question's
@@ -222,8 +221,11 @@ def test_batched_answers_are_the_answers_of_one_thread_without_batching(
     from explorer.index import scan
 
     _loadable(backend)
-    if backend != AUTO and backend == auto_backends()[0]:
+    automatic = auto_backends()[0]
+    if backend != AUTO and backend == automatic:
+        cpu_branch(f"skipped: {backend} is the automatic backend here, tested as auto")
         pytest.skip(f"{backend} is the automatic backend here: tested as auto")
+    cpu_branch(f"ran {backend} (the automatic backend here: {automatic})")
     monkeypatch.setattr(scan, "SPLIT_ROWS", 16)  # the seeds take the big index's path
     alone = Explorer.open(seeds_index, backend=backend, batch=False)
     expected = {q: [(h.paper_id, h.score) for h in alone.search(q, 10)] for q in QUESTIONS}

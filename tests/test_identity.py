@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.corpus.identity import arxiv_id, normalise_doi
+from explorer.corpus.identity import arxiv_id, family_name, normalise_doi
 from explorer.corpus.merging import ID_TAKEN
 from explorer.corpus.papers import read_corpus, stable_id
 from explorer.corpus.references import Matcher, match_entries, read_references
@@ -177,3 +177,101 @@ def test_a_matcher_is_safe_from_many_threads_and_keeps_near_misses_apart():
         results = list(pool.map(lambda _: matcher.match(entries), range(64)))
     for matched, missing in results:
         assert (matched, [p.paper_id for p in missing]) == expected
+
+
+def _entries(path: Path, entries: list[str]) -> Path:
+    path.write_text("\n".join(entries) + "\n", encoding="utf-8")
+    return path
+
+
+def test_given_names_in_common_do_not_make_different_authors_one(tmp_path: Path):
+    bib = _entries(tmp_path / "jeans.bib", [
+        f"@article{{{key}, author = {{{author}}}, title = {{An amazing title}}, year = {{2013}},"
+        f" journal = {{Nice Journal}}}}"
+        for key, author in (("cesar", "Jean Cesar"), ("baltazar", "Baltazar, Jean"),
+                            ("aimar", "Jean Aimar"), ("doute", "J. Doute"))])
+    report = read_corpus([bib])
+    assert [p.paper_id for p in report.papers] == ["cesar", "baltazar", "aimar", "doute"]
+    assert report.duplicates_merged == 0
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Ada Lovelace", "Lovelace, Ada"), ("A. Lovelace", "Lovelace, A."),
+    ("Joseph M. Reagle Jr.", "Reagle, Jr., Joseph"), ("P. S. Parkes-Loach", "Parkes-Loach, PS"),
+    ("Jörg Müller", "Muller, J."), ("Eric von Hippel", "von Hippel, Eric"),
+])
+def test_one_author_written_two_ways_has_one_family_name(first, second):
+    assert family_name(first) == family_name(second) != ""
+
+
+def test_years_never_drift_through_a_chain_of_joined_entries(tmp_path: Path):
+    """An annual column: one title, one author, a year apart each (no volume or pages). Each
+    paper must hold only entries within a year of each other, not one 1988-2003 paper."""
+    bib = _entries(tmp_path / "column.bib", [
+        f"@article{{ed{year}, author = {{Barbara Beeton}}, title = {{Editorial comments}},"
+        f" journal = {{TUGboat}}, year = {{{year}}}}}" for year in range(1988, 2004)])
+    report = read_corpus([bib])
+    spans = [sorted(int(s.rsplit(":", 1)[1]) for s in p.sources) for p in report.papers]
+    assert len(report.papers) == 8 and all(len(lines) == 2 for lines in spans)
+    assert [p.year for p in report.papers] == list(range(1988, 2004, 2))
+
+
+def test_the_same_title_at_another_volume_issue_or_page_is_another_paper(tmp_path: Path):
+    entries = [f"@article{{tb{n}, author = {{Barbara Beeton}}, title = {{Editorial comments}},"
+               f" journal = {{TUGboat}}, volume = {{{volume}}}, number = {{{number}}},"
+               f" pages = {{{pages}}}, year = {{1989}}}}"
+               for n, (volume, number, pages) in enumerate(
+                   [("10", "1", "6--7"), ("10", "2", "147--150"), ("10", "3", "314--316"),
+                    ("10", "3", "314")])]
+    report = read_corpus([_entries(tmp_path / "tugboat.bib", entries)])
+    assert [p.paper_id for p in report.papers] == ["tb0", "tb1", "tb2"]  # tb3: pages as tb2
+    assert report.papers[2].aliases == ("tb3",)
+
+
+def test_an_entry_must_agree_with_every_entry_it_joins_and_with_the_corpus_paper(tmp_path: Path):
+    title = "Sparse Attention for Very Long Documents"
+    corpus = _jsonl(tmp_path / "corpus.jsonl", [
+        {"id": "c1", "title": title, "abstract": "Corpus text.", "year": 2020}])
+    bib = _bib(tmp_path / "refs.bib", [("early", title, "Smith, Ann", "2019"),
+                                       ("late", title, "Smith, Ann", "2021")])
+    by_id = {p.paper_id: p for p in read_corpus([corpus, bib]).papers}
+    # each is within a year of the corpus paper, not of each other: one joins, one stays
+    assert by_id["c1"].aliases == ("early",) and by_id["late"].year == 2021
+
+
+def test_the_same_abstract_by_other_authors_is_not_the_same_paper(tmp_path: Path):
+    abstract = ("We present a method for learning sparse attention patterns that scale to very "
+                "long documents without losing accuracy.")
+    corpus = _jsonl(tmp_path / "corpus.jsonl", [
+        {"id": "a", "title": "One", "abstract": abstract, "authors": ["Ann Smith"]},
+        {"id": "b", "title": "Two", "abstract": abstract, "authors": ["Bo Li"]}])
+    bib = _entries(tmp_path / "refs.bib", [
+        f"@article{{k, author = {{Li, Bo}}, title = {{Two}}, abstract = {{{abstract}}}}}"])
+    report = read_corpus([corpus, bib])
+    assert [p.paper_id for p in report.papers] == ["a", "b"]
+    assert report.papers[1].aliases == ("k",)  # the entry is Bo Li's paper, not Ann Smith's
+
+
+def test_a_doi_copied_into_another_papers_entry_does_not_join_them(tmp_path: Path):
+    bib = _entries(tmp_path / "refs.bib", [
+        "@article{yan, author = {Yan, Jeff and Blackwell, Alan}, title = {Password "
+        "Memorability and Security: Empirical Results}, doi = {10.1109/MSP.2004.81}}",
+        "@article{hippel, author = {von Hippel, Eric}, title = {Article with Complex Author "
+        "Names}, doi = {10.1109/MSP.2004.81}}",
+        "@article{again, author = {Jeff Yan}, title = {Password memorability and security}, "
+        "doi = {https://doi.org/10.1109/msp.2004.81}}"])
+    report = read_corpus([bib])
+    assert [p.paper_id for p in report.papers] == ["10.1109/msp.2004.81", "hippel"]
+    assert report.papers[0].aliases == ("yan", "again") and report.notes[ID_TAKEN] == 1
+
+
+def test_different_entries_of_one_short_title_are_all_kept(tmp_path: Path):
+    """A title too short to identify a paper, no DOI or key: the text hash names the first;
+    the others are named by all they say, numbered when that is the same too."""
+    ris = tmp_path / "templates.ris"
+    ris.write_text("".join(f"TY  - JOUR\nTI  - Title\nAU  - {name}\nER  - \n\n"
+                           for name in ("Smith, Ann", "Li, Bo", "Smith, Ann", "Smith, Ann")))
+    report = read_corpus([ris])
+    ids = [p.paper_id for p in report.papers]
+    assert len(ids) == 4 == len(set(ids)) and not report.skipped
+    assert ids[0] == stable_id("Title") and ids[3] == f"{ids[2]}-2"

@@ -124,7 +124,8 @@ def test_updates_embed_only_the_new_sentences(few_seeds: Path, tmp_path: Path, m
     assert len(explorer.sentences("new-1")[0]) == 2
 
 
-def test_pooled_sentence_vectors_come_from_the_papers_own_pass(few_seeds: Path, tmp_path: Path):
+def test_pooled_sentence_vectors_come_from_the_papers_own_pass(few_seeds: Path, tmp_path: Path,
+                                                               cpu_branch):
     out = tmp_path / "pooled"
     calls: list[float] = []
     build([few_seeds], out, "default", sentences="pooled", on_usable=calls.append)
@@ -132,6 +133,7 @@ def test_pooled_sentence_vectors_come_from_the_papers_own_pass(few_seeds: Path, 
     assert not calls and manifest["sentences"] is False  # not reused as exact vectors
     explorer = Explorer.open(out)
     embedder = explorer.embedder
+    cpu_branch(f"{embedder.precision}: least cosine {same_text_cosine(embedder.precision)}")
     for paper in explorer.papers:
         spans, stored = explorer.sentences(paper.paper_id)
         vectors, (pooled,) = embedder.embed_documents_with_spans([paper.text],

@@ -49,10 +49,13 @@ def test_error_checks_see_what_a_broken_page_shows() -> None:
 
 @pytest.mark.parametrize("backend", ["auto", "openvino"])
 def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp_path: Path,  # noqa: F811
-                                                          backend: str) -> None:
-    if backend != "auto" and auto_backends()[0] in (OPENVINO, OPENVINO_INT8):
+                                                          backend: str, cpu_branch) -> None:
+    automatic = auto_backends()[0]
+    if backend != "auto" and automatic in (OPENVINO, OPENVINO_INT8):
+        cpu_branch(f"skipped: the automatic backend here is {automatic}, OpenVINO's")
         pytest.skip("the default backend here is OpenVINO's already: the same pool of infer "
                     "requests under the same load (a minute of the suite on two cores)")
+    cpu_branch(f"ran {backend} (the automatic backend here: {automatic})")
     pool = questions(small_index, SESSIONS * QUESTIONS + 1, seed=len(backend))
     app, env = APP, {}
     if backend != "auto":

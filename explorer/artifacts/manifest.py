@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from explorer.artifacts.layout import MANIFEST, REQUIRED
+from explorer.artifacts.layout import MANIFEST, REQUIRED, WRITTEN
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
 from explorer.settings import DEFAULT_CORPUS
 
 FORMAT_VERSION = 1
+MAX_MANIFEST_BYTES = 64 << 20  # a manifest read to tell ours from a stranger's
 # field -> type; the first ones are required (every build has written them)
 FIELDS: dict[str, type] = {
     "format_version": int, "count": int, "index_type": str, "model": dict, "files": dict,
@@ -208,6 +210,26 @@ def read_manifest(folder: Path) -> Manifest:
             f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
         ) from exc
     return Manifest.from_dict(data, path)
+
+
+def foreign_manifest(folder: Path) -> str:
+    """Why `folder`'s manifest.json is a file of someone else's that a build must not replace
+    (a web app's manifest, say), or "" when there is none or it is ours. Ours: a JSON object
+    with "format_version" and "files", or, in a folder where a build of ours has written
+    (WRITTEN), a manifest too damaged to read (a rebuild replaces it)."""
+    path = folder / MANIFEST
+    if not os.path.lexists(path):
+        return ""
+    if path.is_symlink() or not path.is_file():
+        return "it is not a plain file"
+    try:
+        with path.open("rb") as handle:
+            data = json.loads(handle.read(MAX_MANIFEST_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return "" if (folder / WRITTEN).is_file() else "it is not JSON that a build wrote"
+    if isinstance(data, dict) and "format_version" in data and "files" in data:
+        return ""
+    return 'it has no "format_version" and "files", which every index manifest has'
 
 
 def is_plain_name(name: object) -> bool:

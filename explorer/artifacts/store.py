@@ -14,8 +14,9 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -38,6 +39,7 @@ from explorer.artifacts.manifest import (
     FORMAT_VERSION,
     FileEntry,
     Manifest,
+    foreign_manifest,
     is_plain_name,
     read_manifest,
     rebuild_hint,
@@ -59,6 +61,7 @@ __all__ = [
     "rebuild_hint",
     "verify_files",
     "write_artifacts",
+    "writing",
 ]
 
 LOAD_ATTEMPTS = 5  # a load that loses a race with finishing builds reads the manifest again
@@ -76,6 +79,28 @@ class Artifacts:
     arrays: Mapping[str, np.ndarray]
 
 
+@contextmanager
+def writing(folder: Path, wait: float) -> Iterator[None]:
+    """Hold `folder`'s build lock (`files.FolderLock`) to write an index there: refused first
+    (IndexInvalidError, nothing written) when its manifest.json is a file of someone else's;
+    then temp files that builds killed mid-write left for this index's files are removed."""
+    _refuse_foreign(folder)
+    with files.FolderLock(folder, wait):
+        _refuse_foreign(folder)  # one put there while this build waited for the lock
+        ours = _owned(folder) | {MANIFEST, WRITTEN}
+        files.remove_temps(folder, lambda target: target in ours)
+        yield
+
+
+def _refuse_foreign(folder: Path) -> None:
+    why = foreign_manifest(folder)
+    if why:
+        raise IndexInvalidError(
+            f"{folder / MANIFEST} is not a Paper Explorer index manifest ({why}), and a build "
+            "never replaces a file it did not write. Build into another folder (--out), or move "
+            "that file away.")
+
+
 def write_artifacts(
     folder: Path,
     papers: list[Paper],
@@ -89,8 +114,9 @@ def write_artifacts(
     `fields` (what the build records: Manifest.to_dict() keys) plus the format, build id,
     count and files. Returns the manifest written.
 
-    The caller holds the folder's lock (`files.FolderLock`; `build` does).
+    The caller holds the folder's lock (`writing`; `build` does).
     `lines`: the papers already serialised by `paper_lines` (saves doing it twice)."""
+    _refuse_foreign(folder)
     files.make_dirs(folder)
     build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
     names = file_names(build_id, arrays or {})
@@ -298,6 +324,4 @@ def _remove_stale(folder: Path, owned: set[str], keep: set[str]) -> None:
     for name in owned - keep:
         (folder / name).unlink(missing_ok=True)
     ours = owned | keep | {MANIFEST, WRITTEN}
-    for path in folder.iterdir():
-        if path.name.endswith(".tmp") and any(files.is_temp_of(path.name, n) for n in ours):
-            path.unlink(missing_ok=True)
+    files.remove_temps(folder, lambda target: target in ours)

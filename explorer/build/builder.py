@@ -33,6 +33,7 @@ from explorer.artifacts.store import (
     read_manifest,
     verify_files,
     write_artifacts,
+    writing,
 )
 from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
@@ -50,7 +51,6 @@ from explorer.build.sentences import (
 from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION
 from explorer.errors import CorpusError, ExplorerError
-from explorer.files import FolderLock
 from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
@@ -116,7 +116,7 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
         if on_usable is not None:
             on_usable(time.perf_counter() - started)
 
-    with FolderLock(out, wait):
+    with writing(out, wait):  # refuses a manifest.json of someone else's; the lock
         _build_locked(inputs, out, corpus, spec, report, sentence_kind,
                       LazyEmbedder(spec, batch_size, progress, engine, watch), watch, usable)
     report.seconds = time.perf_counter() - started

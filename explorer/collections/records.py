@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from explorer.collections.names import describe, name_key, refused_character
 from explorer.errors import CollectionError, UnknownPaperError
 from explorer.files import ReadErrors, atomic_write, parse_json, read_chunks
 
@@ -27,24 +28,34 @@ MAX_NAME_CHARS = 200
 MAX_ID_CHARS = 300
 MAX_PAPERS = 100_000  # a 10,000-entry .bib fits ten times over
 MAX_FILE_BYTES = 64 << 20
+MAX_UID_CHARS = 64
 _SLUG_CHARS = 40
 
 
 @dataclass(frozen=True)
 class Collection:
     """A named list of paper ids (in the order added; no repeats), its revision (one more at
-    every change) and when it was created and last changed (ISO 8601, UTC)."""
+    every change), when it was created and last changed (ISO 8601, UTC), and `uid`: random,
+    given at creation and kept by renames, so a collection deleted and made again under its
+    name (revision 1 again) is told from the one that was opened ("" in files from before)."""
 
     name: str
     paper_ids: tuple[str, ...]
     revision: int = 0
     created: str = ""
     updated: str = ""
+    uid: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "name": self.name,
                 "paper_ids": list(self.paper_ids), "revision": self.revision,
-                "created": self.created, "updated": self.updated}
+                "created": self.created, "updated": self.updated,
+                **({"uid": self.uid} if self.uid else {})}
+
+    @property
+    def key(self) -> str:
+        """Its name as names are compared (`names.name_key`)."""
+        return name_key(self.name)
 
 
 class PaperLookup(Protocol):
@@ -67,8 +78,10 @@ def split_known(paper_ids: Iterable[str], papers: PaperLookup) -> tuple[list[str
     return list(known), list(missing)
 
 
-def clean_name(name: str) -> str:
-    """`name` NFC-normalised and stripped; CollectionError when empty or too long."""
+def clean_name(name: str, strict: bool = True) -> str:
+    """`name` NFC-normalised and stripped; CollectionError when empty or too long, and (when
+    `strict`: a name being given, not one read from a file) when it holds a character names
+    may not hold (names.py) or nothing visible."""
     if not isinstance(name, str):
         raise ValueError(f"a collection name is text, not {type(name).__name__}")
     cleaned = unicodedata.normalize("NFC", name).strip()
@@ -77,6 +90,14 @@ def clean_name(name: str) -> str:
     if len(cleaned) > MAX_NAME_CHARS:
         raise CollectionError(f"A collection name has at most {MAX_NAME_CHARS} characters; this "
                               f"one has {len(cleaned)}. Give a shorter name.")
+    refused = refused_character(cleaned) if strict else None
+    if refused:
+        raise CollectionError(
+            f"A collection name cannot hold control, text-direction or invisible formatting "
+            f"characters, and this one holds {describe(refused[1])} at character {refused[0]}. "
+            "Type the name again without it.")
+    if strict and not name_key(cleaned):
+        raise CollectionError("A collection name needs a visible character: give one.")
     return cleaned
 
 
@@ -123,10 +144,11 @@ def read_file(path: Path) -> Collection:
         raise errors(path, f"not a collection file ({problem})", "")
     try:
         ids = clean_ids(data["paper_ids"])
-        name = clean_name(data["name"])
+        name = clean_name(data["name"], strict=False)  # a name from before the rules stays usable
     except CollectionError as exc:
         raise errors(path, f"not a collection file ({exc})", "") from exc
-    return Collection(name, ids, data["revision"], data.get("created", ""), data.get("updated", ""))
+    return Collection(name, ids, data["revision"], data.get("created", ""), data.get("updated", ""),
+                      data.get("uid", ""))
 
 
 def _problem(data: Any) -> str:
@@ -145,8 +167,10 @@ def _problem(data: Any) -> str:
     revision = data.get("revision")
     if isinstance(revision, bool) or not isinstance(revision, int) or revision < 0:
         return '"revision" must be a whole number'
-    if not all(isinstance(data.get(key, ""), str) for key in ("created", "updated")):
-        return '"created" and "updated" must be text'
+    if not all(isinstance(data.get(key, ""), str) for key in ("created", "updated", "uid")):
+        return '"created", "updated" and "uid" must be text'
+    if len(data.get("uid", "")) > MAX_UID_CHARS:
+        return f'"uid" has at most {MAX_UID_CHARS} characters'
     return ""
 
 
@@ -156,9 +180,9 @@ def write_file(path: Path, collection: Collection) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def check_size(name: str, paper_ids: Sequence[str]) -> None:
-    if len(paper_ids) > MAX_PAPERS:
-        raise CollectionError(f"A collection holds at most {MAX_PAPERS:,} papers; {name!r} would "
+def check_size(name: str, paper_ids: Sequence[str], limit: int = MAX_PAPERS) -> None:
+    if len(paper_ids) > limit:
+        raise CollectionError(f"A collection holds at most {limit:,} papers here; {name!r} would "
                               f"hold {len(paper_ids):,}. Split it into several collections.")
 
 

@@ -4,18 +4,27 @@ rename and delete them, safely from many threads and processes at once.
 Every change runs under a lock (a thread lock, then `files.FolderLock` on `.collections.lock`,
 so threads and processes take turns) for one read-change-write, and each file is written
 atomically (`files.atomic_write`), so a reader without the lock sees the old file or the new
-one. A file that cannot be read is an error naming it, and is never overwritten.
+one. A file that cannot be read is an error naming it, and is never overwritten. A change made
+for a session names the revision (and `uid`) the session opened, and is refused when the
+collection changed, or was deleted and made again, since then.
+
+What the folder holds is indexed (catalog.py): listing it and checking a new name read only
+the files that changed. `Limits` caps how many collections a folder holds and how many papers
+one holds (a visitor's folder on a shared server is capped tighter than the owner's).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.collections.catalog import Entry, collection_files, record, refreshed
+from explorer.collections.locks import LOCK, locked
+from explorer.collections.names import name_key
 from explorer.collections.records import (
+    MAX_PAPERS,
     Collection,
     check_size,
     clean_ids,
@@ -26,15 +35,21 @@ from explorer.collections.records import (
     write_file,
 )
 from explorer.errors import CollectionError
-from explorer.files import FolderLock
 
 FOLDER = "collections"  # under Settings.data_dir
-LOCK = ".collections.lock"
 LOCK_WAIT = 30.0  # seconds
-_THREAD_LOCKS: dict[Path, threading.Lock] = {}
-_THREAD_LOCKS_GUARD = threading.Lock()
-_BUSY = ("another program is changing the collections in {folder} (pid {pid}); try again when "
-         "it has finished.")
+__all__ = ["FOLDER", "LOCK", "LOCK_WAIT", "Catalog", "Collections", "Limits", "Listing"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many collections a folder may hold (None: any number) and papers one may hold."""
+
+    collections: int | None = None
+    papers: int = MAX_PAPERS
+
+
+OWNER = Limits()
 
 
 @dataclass(frozen=True)
@@ -45,13 +60,27 @@ class Listing:
     problems: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Catalog:
+    """What a folder holds, from its index: an entry per readable collection (by name, case
+    blind) and one message per file that could not be read; `read_only`: the names among them
+    that a session may only read (visitors.Shelf: the owner's, seen by a visitor)."""
+
+    entries: tuple[Entry, ...]
+    problems: tuple[str, ...]
+    read_only: frozenset[str] = frozenset()
+
+    def names(self) -> list[str]:
+        return [entry.name for entry in self.entries]
+
+
 class Collections:
     """The collections in `folder` (e.g. `Collections.at(settings.data_dir)`).
 
     Reads need no lock; every change holds the folder's lock for one read-change-write."""
 
-    def __init__(self, folder: Path, wait: float = LOCK_WAIT) -> None:
-        self.folder, self.wait = Path(folder), wait
+    def __init__(self, folder: Path, wait: float = LOCK_WAIT, limits: Limits = OWNER) -> None:
+        self.folder, self.wait, self.limits = Path(folder), wait, limits
 
     @classmethod
     def at(cls, data_dir: Path, wait: float = LOCK_WAIT) -> Collections:
@@ -59,9 +88,10 @@ class Collections:
 
     # -- reading ------------------------------------------------------------------------------
     def listing(self) -> Listing:
-        """Every collection, sorted by name (case-blind); unreadable files as problems."""
+        """Every collection, whole (every file read), sorted by name (case-blind); unreadable
+        files as problems. `catalog` is the cheap listing."""
         found, problems = [], []
-        for path in self._files():
+        for path in sorted(self.folder / file for file in collection_files(self.folder)):
             try:
                 found.append(read_file(path))
             except CollectionError as exc:
@@ -69,23 +99,34 @@ class Collections:
         found.sort(key=lambda c: (c.name.casefold(), c.name))
         return Listing(tuple(found), tuple(problems))
 
+    def catalog(self) -> Catalog:
+        """Every collection's name, size and revision, from the index (files read only when
+        they changed), sorted by name (case-blind); unreadable files as problems."""
+        entries = sorted(refreshed(self.folder).values(), key=lambda e: e.file)
+        readable = sorted((e for e in entries if not e.problem),
+                          key=lambda e: (e.name.casefold(), e.name))
+        return Catalog(tuple(readable), tuple(e.problem for e in entries if e.problem))
+
     def names(self) -> list[str]:
-        return [collection.name for collection in self.listing().collections]
+        return self.catalog().names()
 
     def get(self, name: str) -> Collection:
-        """The collection `name`; CollectionError naming the choices when there is none."""
-        return self._find(clean_name(name))[1]
+        """The collection `name` (or the one whose name is the same as names are compared:
+        names.name_key); CollectionError naming the choices when there is none."""
+        return self._find(clean_name(name, strict=False))[1]
 
     # -- changing -----------------------------------------------------------------------------
     def create(self, name: str, paper_ids: Iterable[str] = ()) -> Collection:
-        """A new collection; CollectionError when `name` is taken (or its file is unreadable)."""
+        """A new collection; CollectionError when `name` is taken (or its file is unreadable),
+        or the folder holds as many as its limits allow."""
         name, ids = clean_name(name), clean_ids(paper_ids)
-        check_size(name, ids)
-        with self._locked():
-            path = self._free_path(name)
+        check_size(name, ids, self.limits.papers)
+        with locked(self.folder, self.wait):
+            path = self._free_path(name, counted=True)
             created = now()
-            collection = Collection(name, ids, 1, created, created)
+            collection = Collection(name, ids, 1, created, created, secrets.token_hex(8))
             write_file(path, collection)
+            record(self.folder, path, collection)
         return collection
 
     def add(self, name: str, paper_ids: Iterable[str]) -> Collection:
@@ -97,75 +138,79 @@ class Collections:
         gone = set(clean_ids(paper_ids))
         return self._change(name, lambda ids: tuple(i for i in ids if i not in gone))
 
-    def replace(self, name: str, paper_ids: Iterable[str], revision: int | None = None) -> Collection:
-        """The collection's ids set to `paper_ids`; with `revision`, only if it is still that
-        revision (compare and replace: CollectionError when someone changed it meanwhile)."""
+    def replace(self, name: str, paper_ids: Iterable[str], revision: int | None = None,
+                uid: str | None = None) -> Collection:
+        """The collection's ids set to `paper_ids`; with `revision` (and `uid`), only if it is
+        still that one (compare and replace: CollectionError when it changed meanwhile)."""
         ids = clean_ids(paper_ids)
-        return self._change(name, lambda _: ids, revision)
+        return self._change(name, lambda _: ids, revision, uid)
 
-    def rename(self, name: str, new_name: str) -> Collection:
+    def rename(self, name: str, new_name: str, revision: int | None = None,
+               uid: str | None = None) -> Collection:
         """`name` renamed to `new_name` (its file too: the new one is written before the old one
-        goes, so a crash between leaves both names, never neither)."""
-        name, new_name = clean_name(name), clean_name(new_name)
-        with self._locked():
+        goes, so a crash between leaves both names, never neither); with `revision` (and
+        `uid`), only if it is still that one."""
+        name, new_name = clean_name(name, strict=False), clean_name(new_name)
+        with locked(self.folder, self.wait):
             old_path, current = self._find(name)
-            if new_name == name:
+            _check_version(current, revision, uid)
+            if new_name == current.name:
                 return current
             new_path = self._free_path(new_name, old_path)
             renamed = Collection(new_name, current.paper_ids, current.revision + 1,
-                                 current.created, now())
+                                 current.created, now(), current.uid)
             write_file(new_path, renamed)
             if old_path != new_path:
                 old_path.unlink(missing_ok=True)
+            record(self.folder, new_path, renamed, removed=old_path)
         return renamed
 
-    def delete(self, name: str) -> Collection:
-        """Delete the collection `name` -> what it held."""
-        name = clean_name(name)
-        with self._locked():
+    def delete(self, name: str, revision: int | None = None, uid: str | None = None
+               ) -> Collection:
+        """Delete the collection `name` -> what it held; with `revision` (and `uid`), only if
+        it is still that one."""
+        name = clean_name(name, strict=False)
+        with locked(self.folder, self.wait):
             path, current = self._find(name)
+            _check_version(current, revision, uid)
             path.unlink()
+            record(self.folder, None, None, removed=path)
         return current
 
     # -- helpers --------------------------------------------------------------------------------
     def _change(self, name: str, change: Callable[[tuple[str, ...]], tuple[str, ...]],
-                revision: int | None = None) -> Collection:
-        name = clean_name(name)
-        with self._locked():
+                revision: int | None = None, uid: str | None = None) -> Collection:
+        name = clean_name(name, strict=False)
+        with locked(self.folder, self.wait):
             path, current = self._find(name)
-            if revision is not None and current.revision != revision:
-                raise CollectionError(
-                    f"The collection {name!r} was changed elsewhere since it was opened (revision "
-                    f"{current.revision}, not {revision}). Open it again, then repeat the change.")
+            _check_version(current, revision, uid)
             ids = change(current.paper_ids)
-            check_size(name, ids)
-            changed = Collection(current.name, ids, current.revision + 1, current.created, now())
+            check_size(current.name, ids, self.limits.papers)
+            changed = Collection(current.name, ids, current.revision + 1, current.created, now(),
+                                 current.uid)
             write_file(path, changed)
+            record(self.folder, path, changed)
         return changed
-
-    def _files(self) -> list[Path]:
-        if not self.folder.is_dir():
-            return []
-        return sorted(p for p in self.folder.glob("*.json") if not p.name.startswith("."))
 
     def _lookup(self, name: str) -> tuple[Path, Collection] | None:
         """The file holding collection `name` and what it holds: its own file (`file_name`),
-        else (a file renamed, or its name edited by hand) the readable file storing that name;
-        None when there is none. An unreadable own file is an error naming it."""
+        else (a file renamed, its name edited by hand, or the name given in another case or
+        form) the readable file storing that name, else the one storing a name that compares
+        equal; None when there is none. An unreadable own file is an error naming it."""
         own = self.folder / file_name(name)
         if own.exists():
             collection = read_file(own)
             if collection.name == name:
                 return own, collection
-        for path in self._files():
-            if path == own:
-                continue
+        others = [e for e in refreshed(self.folder).values() if not e.problem and e.file != own.name]
+        key = name_key(name)
+        for entry in [e for e in others if e.name == name] or [e for e in others if e.key == key]:
             try:
-                collection = read_file(path)
+                collection = read_file(self.folder / entry.file)
             except CollectionError:
-                continue  # listing() reports it
-            if collection.name == name:
-                return path, collection
+                continue  # changed since it was indexed, and now unreadable: listing reports it
+            if name_key(collection.name) == key:
+                return self.folder / entry.file, collection
         return None
 
     def _find(self, name: str) -> tuple[Path, Collection]:
@@ -176,29 +221,41 @@ class Collections:
                                   "it with `explorer collection new NAME`, or check the name.")
         return found
 
-    def _free_path(self, name: str, moving: Path | None = None) -> Path:
+    def _free_path(self, name: str, moving: Path | None = None, counted: bool = False) -> Path:
         """Where a collection newly named `name` is written; CollectionError when the name is
-        taken or another file sits there (a file is never overwritten by another collection)."""
-        if self._lookup(name) is not None:
-            raise CollectionError(f"A collection named {name!r} already exists. Pick another "
-                                  "name, or add papers to it with `explorer collection add`.")
+        taken (as names are compared), another file sits there (a file is never overwritten by
+        another collection), or (`counted`: a new collection) the folder is full."""
+        entries = refreshed(self.folder)
+        key = name_key(name)
+        taken = [e for e in entries.values()
+                 if not e.problem and e.key == key and (moving is None or e.file != moving.name)]
+        if taken:
+            alike = "" if taken[0].name == name else f" ({taken[0].name!r}: {_ALIKE})"
+            raise CollectionError(f"A collection named {name!r} already exists{alike}. Pick "
+                                  "another name, or add papers to it with `explorer collection add`.")
         path = self.folder / file_name(name)
         if path.exists() and path != moving:
+            read_file(path)  # an unreadable file there: the error names it
             raise CollectionError(
                 f"{path} is in the way: it holds another collection (its name was edited by "
                 "hand). Rename that collection, or move the file away.")
+        most = self.limits.collections
+        if counted and most is not None and len(entries) >= most:
+            raise CollectionError(f"This space holds at most {most:,} collections, and it is "
+                                  "full. Delete one you no longer need, then save again.")
         return path
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        """This process's lock of the folder (threads take turns), then the folder's file lock
-        (processes take turns)."""
-        with _THREAD_LOCKS_GUARD:
-            lock = _THREAD_LOCKS.setdefault(self.folder.resolve(), threading.Lock())
-        if not lock.acquire(timeout=max(self.wait, 0.001)):
-            raise CollectionError(_BUSY.format(folder=self.folder, pid="this one"))
-        try:
-            with FolderLock(self.folder, self.wait, name=LOCK, busy=_BUSY):
-                yield
-        finally:
-            lock.release()
+
+_ALIKE = "names that differ only in case, width, spacing or invisible characters are one name"
+
+
+def _check_version(current: Collection, revision: int | None, uid: str | None) -> None:
+    """CollectionError when `current` is not the revision (and uid) a session opened."""
+    if uid is not None and current.uid != uid:
+        raise CollectionError(
+            f"The collection {current.name!r} was deleted and made again elsewhere since it was "
+            "opened. Open it again, then repeat the change.")
+    if revision is not None and current.revision != revision:
+        raise CollectionError(
+            f"The collection {current.name!r} was changed elsewhere since it was opened "
+            f"(revision {current.revision}, not {revision}). Open it again, then repeat the change.")

@@ -1,4 +1,5 @@
-"""Reference lists as researchers keep them -> raw records: BibTeX, RIS and CSL-JSON.
+"""Reference lists as researchers keep them -> raw records: BibTeX and CSL-JSON (RIS and Web of
+Science's export: corpus/tagged.py).
 
 Each entry becomes a `BibRecord`: the corpus fields in plain Unicode (LaTeX accents, braces
 and commands decoded by `latex.to_unicode`; authors as "Given Family"), `names` (the
@@ -11,14 +12,12 @@ back. An entry that does not parse is an `Unparsed` record at its line: the othe
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import bibtexparser
-import rispy
 from bibtexparser.library import Library
 from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
 from bibtexparser.middlewares.parsestack import default_parse_stack
@@ -27,15 +26,17 @@ from bibtexparser.model import Entry, Field, String
 from explorer.corpus.identity import arxiv_id, arxiv_in_text, normalise_doi
 from explorer.corpus.latex import to_unicode
 
-__all__ = ["BibRecord", "Unparsed", "csl_record", "is_csl", "read_bibtex", "read_ris"]
+__all__ = ["BibRecord", "Unparsed", "csl_record", "is_csl", "read_bibtex"]
 # bibtexparser logs each broken entry as a warning; the build summary names them instead.
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 VENUE_FIELDS = ("journal", "booktitle", "journaltitle", "series")
 LOCAL_FIELDS = ("file", "pdf")  # attachment paths on the exporter's disk: never kept
 ARXIV_HINTS = ("note", "journal", "howpublished", "url", "doi", "eprint")
-_RIS_START = re.compile(r"^TY  -", re.MULTILINE)
-_RIS_END = re.compile(r"^ER  -.*$", re.MULTILINE)
-_CONCAT = re.compile(r'\s*("[^"]*"|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}|[^#"{}\s]+)\s*(?:#|$)')
+# One piece of a `#` join and the `#` after it. Linear time: a try starts only where a piece
+# can (not inside a run of spaces or of a bare word, where it would meet the same end again)
+# and nothing is given back once read (possessive, atomic).
+_CONCAT = re.compile(r'(?<!\s)\s*+((?>"[^"]*+"|\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}'
+                     r'|(?<![^#"{}\s])[^#"{}\s]++))\s*+(?:#|$)')
 
 
 class BibRecord(dict):
@@ -132,61 +133,37 @@ def _given_family(name: str) -> str:
     return to_unicode(parts.merge_first_name_first)
 
 
-def read_ris(text: str, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(`name:line`, record) of each TY ... ER reference of an RIS text, in file order."""
-    parser = rispy.RisParser()
-    starts = [m.start() for m in _RIS_START.finditer(text)] + [len(text)]
-    line, counted = 1, 0
-    for start, following in itertools.pairwise(starts):
-        line, counted = line + text.count("\n", counted, start), start
-        where = f"{name}:{line}"
-        end = _RIS_END.search(text, start, following)
-        if end is None:
-            yield where, Unparsed(reason="no 'ER  -' line ends this reference")
-            continue
-        references = parser.parse(text[start:end.end()] + "\n")
-        yield where, _ris_record(references[0] if references else {})
-
-
-def _ris_record(ref: dict[str, Any]) -> BibRecord:
-    def first(*keys: str) -> str:
-        for key in keys:
-            value = ref.get(key)
-            value = value[0] if isinstance(value, list) and value else value
-            if isinstance(value, str) and value.strip():
-                return value
-        return ""
-
-    doi = normalise_doi(first("doi"))
-    urls = [u for u in ref.get("urls", []) if isinstance(u, str)]
-    arxiv = next((a for a in (arxiv_id(first("doi")), *map(arxiv_id, urls),
-                              *(arxiv_in_text(n) for n in _strings(ref.get("notes")))) if a), None)
-    authors = [*_strings(ref.get("authors")), *_strings(ref.get("first_authors"))]
-    return BibRecord(
-        title=first("title", "primary_title"), abstract=first("abstract", "notes_abstract"),
-        authors=[_given_family(a) for a in authors], year=first("year", "publication_year", "date"),
-        venue=first("secondary_title", "journal_name", "alternate_title3", "alternate_title1"),
-        url=urls[0] if urls else "", keywords=_strings(ref.get("keywords")),
-        names=[n for n in (doi, arxiv) if n], original=(),
-    )
-
-
-def _strings(value: Any) -> list[str]:
-    items = value if isinstance(value, list) else [value]
-    return [item for item in items if isinstance(item, str) and item.strip()]
+# CSL 1.0.2's item types: a JSON record of one of them, with none of the corpus format's own
+# fields, is a CSL item even with no other CSL field ({"id": "x", "type": "book", "title": "T"}).
+CSL_TYPES = frozenset(
+    "article article-journal article-magazine article-newspaper bill book broadcast chapter "
+    "classic collection dataset document entry entry-dictionary entry-encyclopedia event figure "
+    "graphic hearing interview legal_case legislation manuscript map motion_picture "
+    "musical_score pamphlet paper-conference patent performance periodical "
+    "personal_communication post post-weblog regulation report review review-book software "
+    "song speech standard thesis treaty webpage".split())
+_CSL_FIELDS = ("container-title", "DOI", "URL", "ISBN", "ISSN", "page", "title-short",
+               "citation-key", "collection-title", "publisher-place", "number-of-pages")
+_OWN_FIELDS = ("authors", "year", "venue", "summary", "url", "paper_id", "doc_id", "_id")
+_CSL_MARKUP = re.compile(r'</?(?:i|b|sc|sup|sub)>|<span class="nocase">|</span>'
+                         r'|<span style="font-variant: ?small-caps;?">')
 
 
 def is_csl(record: dict[str, Any]) -> bool:
     """A JSON record in CSL-JSON (Zotero's JSON export) rather than the corpus's own fields."""
-    authors = record.get("author")
-    return ("container-title" in record or "DOI" in record or isinstance(record.get("issued"), dict)
-            or (isinstance(authors, list) and any(isinstance(a, dict) and "family" in a
-                                                  for a in authors)))
+    people = [a for key in ("author", "editor") if isinstance(record.get(key), list)
+              for a in record[key]]
+    kind = record.get("type")
+    return (any(key in record for key in _CSL_FIELDS) or isinstance(record.get("issued"), dict)
+            or any(isinstance(a, dict) and ("family" in a or "literal" in a) for a in people)
+            or (isinstance(kind, str) and kind in CSL_TYPES
+                and not any(key in record for key in _OWN_FIELDS)))
 
 
 def csl_record(record: dict[str, Any]) -> BibRecord:
-    """A CSL-JSON item's fields; the citation key is `citation-key`, or `id` if it is not a
-    URI (Zotero writes item URIs there)."""
+    """A CSL-JSON item's fields (CSL's rich-text tags, <i> and the like, taken out of its
+    title); the citation key is `citation-key`, or `id` if it is not a URI (Zotero writes item
+    URIs there)."""
     def text(key: str) -> str:
         value = record.get(key)
         return value if isinstance(value, str) else str(value) if isinstance(value, int) else ""
@@ -196,9 +173,11 @@ def csl_record(record: dict[str, Any]) -> BibRecord:
                               arxiv_in_text(text("number")), arxiv_in_text(text("note"))) if a), None)
     key = text("citation-key") or (text("id") if not re.search(r"[/:\s]", text("id")) else "")
     return BibRecord(
-        title=text("title"), abstract=text("abstract"), authors=_csl_names(record.get("author")),
-        year=_csl_year(record.get("issued")), venue=text("container-title"), url=text("URL"),
+        title=_CSL_MARKUP.sub("", text("title")), abstract=text("abstract"),
+        authors=_csl_names(record.get("author")), year=_csl_year(record.get("issued")),
+        venue=_CSL_MARKUP.sub("", text("container-title")), url=text("URL"),
         keywords=text("keyword"), names=[n for n in (doi, arxiv, key.strip()) if n], original=(),
+        place=(text("volume"), text("issue"), text("page")),
     )
 
 

@@ -38,7 +38,12 @@ def unwrap_math(text: str, limit: int) -> str:
 
 # Field text from a .bib file: what is not plain text goes through pylatexenc, one
 # whitespace-separated piece at a time (a brace group stays whole), since pylatexenc costs
-# about 30 microseconds per character and most of an abstract is plain words.
+# about 30 microseconds per character (up to 100 on dense markup such as "%%%%") and most of
+# an abstract is plain words. At most LATEX_CHARS characters of a field go through it (more
+# than any real title or abstract holds): pieces past that only lose their braces and command
+# words, so one crafted field costs at most about a second.
+LATEX_CHARS = 20_000
+CACHED_CHARS = 200  # pieces this short (names, accented words) are decoded once per process
 _FIELD_MATH = re.compile(rf"(?<!\\)(?:{MATH.pattern})")  # in TeX, \$ is a dollar, not math
 _SPECIAL = re.compile(r"[\\{}~$%]|--|``|''")
 _UNESCAPED = re.compile(r"(?<!\\)([%$])")  # a bare % or $ is meant literally in a field
@@ -47,23 +52,25 @@ _OPEN_END = re.compile(r"\\[a-zA-Z]*$")  # a command word (or a lone \\) takes w
 _BRACES_AND_COMMANDS = re.compile(r"[{}]|\\[a-zA-Z]+")
 
 
-def to_unicode(text: str) -> str:
+def to_unicode(text: str, budget: int = LATEX_CHARS) -> str:
     """BibTeX field text as a reader sees it: accents and symbols as Unicode (\\'e -> é,
     \\ss -> ß, -- -> an en dash), braces and font commands dropped, `$math$` kept as written
-    (the app renders it), a bare % or $ kept literally; unknown commands keep their argument."""
+    (the app renders it), a bare % or $ kept literally; unknown commands keep their argument.
+    Past `budget` characters of markup, pieces only lose their braces and command words."""
     if not _SPECIAL.search(text):
         return text
     parts = []
     start = 0
+    left = [budget]  # what pylatexenc may still read of this text
     for match in _FIELD_MATH.finditer(text):
-        parts.append(_decode_text(text[start:match.start()]))
+        parts.append(_decode_text(text[start:match.start()], left))
         parts.append(match.group())
         start = match.end()
-    parts.append(_decode_text(text[start:]))
+    parts.append(_decode_text(text[start:], left))
     return "".join(parts)
 
 
-def _decode_text(text: str) -> str:
+def _decode_text(text: str, budget: list[int]) -> str:
     """`text` (no math) with each piece that holds markup decoded on its own."""
     out: list[str] = []
     group: list[str] = []  # pieces of one brace group that spans whitespace
@@ -73,13 +80,23 @@ def _decode_text(text: str) -> str:
             group.append(piece)
             depth += _depth(piece)
             if depth <= 0 and not _OPEN_END.search(piece):  # TeX eats the space after \\o
-                out.append(_decode_piece("".join(group)))
+                out.append(_decode_within("".join(group), budget))
                 group, depth = [], 0
         else:
             out.append(piece)
     if group:
-        out.append(_decode_piece("".join(group)))
+        out.append(_decode_within("".join(group), budget))
     return "".join(out)
+
+
+def _decode_within(piece: str, budget: list[int]) -> str:
+    """`piece` decoded by pylatexenc while the field's `budget` lasts, else only its braces
+    and command words dropped."""
+    if len(piece) > budget[0]:
+        budget[0] = 0
+        return _BRACES_AND_COMMANDS.sub("", piece)
+    budget[0] -= len(piece)
+    return _decode_piece(piece) if len(piece) <= CACHED_CHARS else _decode_uncached(piece)
 
 
 def _depth(piece: str) -> int:
@@ -88,6 +105,10 @@ def _depth(piece: str) -> int:
 
 @functools.lru_cache(maxsize=65536)
 def _decode_piece(piece: str) -> str:
+    return _decode_uncached(piece)
+
+
+def _decode_uncached(piece: str) -> str:
     if not _SPECIAL.search(piece):
         return piece
     try:

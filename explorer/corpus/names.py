@@ -44,8 +44,16 @@ _REVERSED = re.compile(rf"(?:{_SUBJECT}|\band\s+)(?:{INTRO_VERBS})\w*\s+(?P<what
                        r"which\b|that\b))", re.IGNORECASE)
 _CLAIM = (r"(?:achieves?|outperforms?|surpass(?:es)?|improves?|yields?|enjoys?|obtains?|"
           r"reduces?|attains?|delivers?|consistently|significantly|substantially|establishes?)")
-_COINED = re.compile(r"(?<![\w-])(?:[A-Za-z\u03bc][a-z]+[A-Z][\w-]*|[A-Z][A-Z0-9-]{2,}[a-z]*"
-                     r"[A-Z0-9]*)(?![\w-])")
+# Possessive: "A0A0...A0_" gave back each character to [A-Z0-9]* in turn (n^2 a word).
+_OWNED = re.compile(r"\b(?:our|proposed)\s+(?=([\w-]+))")  # the word after, as a lookahead: "our our X"
+_CLAIMING = re.compile(rf"(?<![\w-])([\w-]++)(?=\s+{_CLAIM}\b)")  # from a word's start only
+_COINED = re.compile(r"(?<![\w-])(?:[A-Za-z\u03bc][a-z]++[A-Z][\w-]*+|[A-Z][A-Z0-9-]{2,}+[a-z]*+"
+                     r"[A-Z0-9]*+)(?![\w-])")
+# "UML: Unpaired Multimodal Learner, a ...": 2-9 words, or one word that has a second letter
+# (as the words used to be split anywhere, exponentially often: each word is now read whole).
+_SPELLED_OUT = re.compile(r"^(?:\s*:\s*|\s+-\s+|\s*\u2014\s*)(?P<exp>[A-Za-z][\w-]*+\s*"
+                          r"(?:[A-Za-z][\w-]*+\s*){1,8}?|(?=[A-Za-z][\w-]*?[A-Za-z])[A-Za-z][\w-]*+"
+                          r"\s*)(?=,|$|\.)")
 _AFTER_NAME = frozenset("to for that which is are was with as in on by via".split())
 _HEADS = frozenset("system method framework model algorithm approach dataset benchmark library "
                    "toolkit tool architecture network platform pipeline corpus suite "
@@ -74,13 +82,30 @@ def coined(facts: Abstract) -> str | None:
     counts: dict[str, int] = {}
     for token in _COINED.findall(facts.text):
         counts[token] = counts.get(token, 0) + 1
+    claimed = _claimed(facts.text)
     for token, count in sorted(counts.items(), key=lambda item: -item[1]):
         if count < 2 or token in GENERIC_NAMES or token.rstrip("s") in GENERIC_NAMES:
             continue
-        name = re.escape(token)
-        if re.search(rf"\b(?:our|proposed)\s+{name}\b|\b{name}\s+{_CLAIM}\b", facts.text):
+        if token in claimed:
             return token
     return None
+
+
+def _claimed(text: str) -> set[str]:
+    """Every word (or part of a hyphenated one, as `\\b` cuts it) written after "our" or
+    "proposed", or before a claim ("... outperforms"): what `rf"\\b(?:our|proposed)\\s+{token}
+    \\b|\\b{token}\\s+{_CLAIM}\\b"` finds for any coined token, found in one pass of the text
+    rather than one per token."""
+    found = set()
+    for run in _OWNED.findall(text):  # "our CoT-based": "CoT", "CoT-", "CoT-based"
+        found.update(run[:end] for end in range(1, len(run) + 1)
+                     if (end == len(run) and run[-1] != "-")
+                     or (end < len(run) and (run[end - 1] == "-") != (run[end] == "-")))
+    for run in _CLAIMING.findall(text):  # "the X-IF-based outperforms": "IF-based", ...
+        found.update(run[start:] for start in range(len(run))
+                     if (start == 0 and run[0] != "-") or (start and (run[start - 1] == "-")
+                                                           != (run[start] == "-")))
+    return found
 
 
 def _name_in(sentence: str, facts: Abstract) -> list[str]:
@@ -176,8 +201,7 @@ def _leading(rest: str) -> tuple[str, str | None, str] | None:
     if " " not in name and not _coined(name) and not re.match(
             r"\s*(?:[,:(.;\u2014]|$)|\s+(?:-|is)\s", after):
         return None  # "Results on ...": a capitalised word is a name only set off as one
-    bracket = re.match(r"^\s*\((?P<exp>[^()]{2,80})\)\s*", after) or re.match(
-        r"^(?:\s*:\s*|\s+-\s+|\s*\u2014\s*)(?P<exp>(?:[A-Za-z][\w-]*\s*){2,9}?)(?=,|$|\.)", after)
+    bracket = re.match(r"^\s*\((?P<exp>[^()]{2,80})\)\s*", after) or _SPELLED_OUT.match(after)
     if not bracket:
         return name, None, _descriptor(after)
     expansion, what = bracket.group("exp").strip(), _descriptor(after[bracket.end():])

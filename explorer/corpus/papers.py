@@ -280,6 +280,7 @@ def _to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, 
     }
     if isinstance(record, BibRecord):
         entry["_names"], entry["original"] = list(record["names"]), record["original"]
+        entry["_place"] = record.get("place", ())
     elif ids := [value for name in RAW_IDS if isinstance(value := record.get(name), str)]:
         entry["_ids"] = ids
     return entry

@@ -96,7 +96,8 @@ def definitions(text: str) -> dict[str, str]:
         acronym, plural = match.group(1), bool(match.group(2))
         if acronym in found or sum(c.isupper() for c in acronym) < 2:
             continue
-        words = text[:match.start()].split()[-min(len(acronym) + 5, 2 * len(acronym)):]
+        count = min(len(acronym) + 5, 2 * len(acronym))
+        words = text[:match.start()].rsplit(None, count)[-count:]  # read back to them only
         expansion = long_form(acronym, words)
         if expansion:
             if plural and expansion[-1].endswith("s"):

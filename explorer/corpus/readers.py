@@ -2,23 +2,29 @@
 
 Formats: the seed format (a header line, then abstracts separated by blank lines), JSONL, JSON
 arrays and CSV/TSV, and the reference lists researchers keep: BibTeX, RIS and CSL-JSON (a JSON
-array of CSL items; corpus/bibliography.py), each optionally gzipped. A file that cannot be
-parsed (bad UTF-8, bad JSON, JSON nested too deeply, a record that is not an object, a CSV row
-with extra fields, more than `limit` decompressed bytes) is a CorpusError naming the file and
-line or record; in a .bib or .ris file, an entry that does not parse is a `bibliography.Unparsed`
-record at its line, and the others are read.
+array of CSL items; corpus/bibliography.py), Web of Science's tagged export (in a .ris file,
+or a .txt file that starts with its `FN` header; corpus/tagged.py), each optionally gzipped.
+Reference lists and JSON are read in the encoding they declare (corpus/encodings.py: a byte
+order mark, or JabRef's `% Encoding:` header in a .bib), else as UTF-8. A file that cannot be
+parsed (bytes not in its encoding, bad JSON, JSON nested too deeply, a record that is not an
+object, a CSV row with extra fields, more than `limit` decompressed bytes) is a CorpusError
+naming the file and line or record; in a .bib or .ris file, an entry that does not parse is a
+`bibliography.Unparsed` record at its line, and the others are read.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from explorer.corpus.bibliography import csl_record, is_csl, read_bibtex, read_ris
+from explorer.corpus.bibliography import csl_record, is_csl, read_bibtex
+from explorer.corpus.encodings import decode
+from explorer.corpus.tagged import read_tagged, read_wos, wos_header
 from explorer.errors import CorpusError
 from explorer.files import ReadErrors, parse_json, read_chunks, read_jsonl, read_lines
 
@@ -105,11 +111,17 @@ def read_file(path: Path, limit: int) -> Iterator[Record]:
     elif kind == "jsonl":
         yield from _read_jsonl(path, limit)
     elif kind == "seed":
-        yield from _read_seed(path, read_lines(path, limit, ERRORS))
+        lines = read_lines(path, limit, ERRORS)
+        first = next(lines, None)
+        if first is not None and wos_header(first[1]):
+            lines.close()
+            yield from read_wos(_read_text(path, limit), str(path))
+        else:
+            yield from _read_seed(path, itertools.chain([first] if first else [], lines))
     elif kind == "bibtex":
-        yield from read_bibtex(_read_text(path, limit), str(path))
+        yield from read_bibtex(_read_text(path, limit, bibtex=True), str(path))
     elif kind == "ris":
-        yield from read_ris(_read_text(path, limit), str(path))
+        yield from read_tagged(_read_text(path, limit), str(path))
     else:
         yield from _read_csv(path, read_lines(path, limit, ERRORS))
 
@@ -138,32 +150,26 @@ def _read_jsonl(path: Path, limit: int) -> Iterator[Record]:
         yield where, _require_object(record, where)
 
 
-def _read_text(path: Path, limit: int) -> str:
-    """The whole file as text (UTF-8, a BOM dropped); a CorpusError at the line of bad bytes."""
-    raw = b"".join(read_chunks(path, limit, ERRORS))
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise CorpusError(f"{path}:{line}: not valid UTF-8 ({exc.reason}). Save the file as UTF-8"
-                          " (a binary file is not a corpus).") from exc
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise CorpusError(f"{path}:{line}: a NUL byte: this is a binary file, not text. Export"
-                          " the corpus or reference list as text (UTF-8).")
-    return text
+def _read_text(path: Path, limit: int, *, bibtex: bool = False) -> str:
+    """The whole file as text, in the encoding it declares (encodings.decode); a CorpusError
+    at the line of bytes that are not in it, or of a NUL byte (a binary file)."""
+    return decode(b"".join(read_chunks(path, limit, ERRORS)), str(path), bibtex=bibtex)
 
 
-def _read_json(path: Path, limit: int) -> Iterator[Record]:
-    text = _read_text(path, limit)
+def json_document(text: str, name: str) -> Any:
+    """A whole file's JSON value; a CorpusError naming `name` and the line of an error."""
     try:
-        data = parse_json(text, f"{path}:1", ERRORS)
+        return parse_json(text, f"{name}:1", ERRORS)
     except CorpusError as exc:
         cause = exc.__cause__
         if isinstance(cause, json.JSONDecodeError):  # name the line the error is on
-            raise CorpusError(f"{path}:{cause.lineno}: not valid JSON ({cause.msg}). Fix the file.") \
+            raise CorpusError(f"{name}:{cause.lineno}: not valid JSON ({cause.msg}). Fix the file.") \
                 from cause
         raise
+
+
+def _read_json(path: Path, limit: int) -> Iterator[Record]:
+    data = json_document(_read_text(path, limit), str(path))
     if not isinstance(data, list):
         raise CorpusError(f"{path}: expected a JSON array of paper objects. Wrap records in [...].")
     for number, record in enumerate(data, start=1):

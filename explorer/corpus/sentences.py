@@ -14,6 +14,7 @@ _NO_SPLIT_AFTER = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Tab|approx|resp|No|Dr|Mr|Ms|St)\.|"
     r"\b[A-Z]\.)$"
 )
+_ABBREVIATION_CHARS = 9  # the longest of _NO_SPLIT_AFTER ("approx.") and the letter before it
 MIN_CHARS = 12
 SPLITTER_VERSION = 1  # bump when splitting changes: stored sentence vectors are then redone
 
@@ -23,7 +24,10 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for boundary in _BOUNDARY.finditer(text):
-        if _NO_SPLIT_AFTER.search(text[start:boundary.start()]):
+        # Only the last few characters can end in "e.g." or "approx.": searching the whole
+        # sentence so far cost n^2 on a text of "e.g. X" after "e.g. X".
+        if _NO_SPLIT_AFTER.search(text, max(start, boundary.start() - _ABBREVIATION_CHARS),
+                                  boundary.start()):
             continue
         spans.append((start, boundary.start()))
         start = boundary.end()

@@ -70,8 +70,8 @@ def numpy_multiplies() -> bool:
 
 
 def many(queries: int, dimension: int) -> bool:
-    """Whether FAISS would multiply a search of `queries` queries with its BLAS (its own rule,
-    read at the call: index/scan.py lowers the threshold inside a block of its own)."""
+    """Whether FAISS would multiply a search of `queries` queries with its BLAS (its own rule:
+    a threshold global to the process, which nothing here changes)."""
     return queries * dimension >= faiss.cvar.distance_compute_blas_threshold
 
 

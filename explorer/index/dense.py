@@ -160,9 +160,6 @@ class VectorIndex:
             if compressed is not None and compressed.ranges == ranges:
                 return compressed.search(self.vectors(), queries, top_k, alone)
             self._count_search()
-            if len(queries) >= scan.BLAS_QUERIES:
-                return scan.blas_search(self.vectors(), queries, top_k, ranges, alone,
-                                        self.longest())
             return scan.split_search(self.vectors(), queries, top_k, ranges, alone)
         if allowed is None:
             if (self.kind == EXACT and blas.many(len(queries), self.dimension)

@@ -1,11 +1,12 @@
 """Exact scans of a big index's row ranges, for searches of a few queries (dense.VectorIndex).
 
 The ranges are scanned in parallel Python threads (FAISS releases the GIL; its OpenMP threads
-busy-wait when the cores are shared), and a faster first pass (one BLAS product for several
-queries, or an fp16 copy of the vectors) only finds candidates: they are scored again with the
-kernel a query alone is scored with, and a query whose k-th score a row left out might reach,
-within a proven bound, is scanned again exactly. So every answer is, bit for bit, the one the
-query gets searched alone, whatever the path, the ranges and the batch.
+busy-wait when the cores are shared), and a faster first pass (an fp16 copy of the vectors)
+only finds candidates: they are scored again with the kernel a query alone is scored with, and
+a query whose k-th score a row left out might reach, within a proven bound, is scanned again
+exactly. So every answer is, bit for bit, the one the query gets searched alone, whatever the
+path, the ranges and the batch. Nothing here changes a setting of FAISS's that is global to the
+process (its BLAS threshold): another index's searches meanwhile would read it.
 """
 
 from __future__ import annotations
@@ -25,10 +26,7 @@ import numpy as np
 FEW_QUERIES = 16
 SPLIT_ROWS = 32_768  # exact indexes this big search a few queries in parallel row ranges
 MAX_PARTS = 4
-# A batch this big finds candidates with one BLAS product for all its queries (from 4 queries
-# cheaper than scanning for each: benchmarks/README.md); RESCORED candidates beyond top_k per
-# range are kept for the exact scoring.
-BLAS_QUERIES = 4
+# The fp16 first pass keeps RESCORED candidates beyond top_k per range for the exact scoring.
 RESCORED = 64
 FP16_ERROR = 2.0**-10  # |x - fp16(x)| <= this * |x| in fp16's normal range, whatever the rounding
 FP16_SPACING = 2.0**-24  # ... and <= this below it (the spacing of fp16's subnormals)
@@ -64,21 +62,6 @@ def split_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, ranges: i
     found = _ranges(_flat(vectors, queries), bounds, top_k, parallel)
     scores = np.concatenate([f[0] for f in found], axis=1)
     return _best(scores, np.concatenate([f[1] for f in found], axis=1), top_k)
-
-
-def blas_search(vectors: np.ndarray, queries: np.ndarray, top_k: int, ranges: int,
-                parallel: bool, longest: float) -> Found:
-    """split_search's answer for each of BLAS_QUERIES+ queries, from BLAS products over the
-    same row ranges. BLAS rounds its sums otherwise than FAISS's scan of one query, so each
-    range's top rows are only candidates, scored again (rescored) with the bound
-    |BLAS - scan| <= 2 gamma_d |q| |v| (any summation order). `longest`: the largest norm of
-    a row of `vectors`."""
-    bounds = _bounds(len(vectors), ranges)
-    with _blas(vectors.shape[1]):
-        found = _ranges(_flat(vectors, queries), bounds, top_k, parallel)
-    margins = _rounding(vectors.shape[1]) * np.linalg.norm(queries, axis=1) * longest
-    rows, ceilings = _merged(found, bounds, len(queries), margins)
-    return rescored(vectors, queries, top_k, rows, ceilings, parallel)
 
 
 def rescored(vectors: np.ndarray, queries: np.ndarray, top_k: int, rows: np.ndarray,
@@ -224,25 +207,6 @@ def _best(scores: np.ndarray, rows: np.ndarray, top_k: int) -> Found:
     """Each query's top_k of (scores, rows) (m, c): highest score first, ties lower row first."""
     order = np.lexsort((rows, -scores), axis=1)[:, :top_k]
     return np.take_along_axis(scores, order, axis=1), np.take_along_axis(rows, order, axis=1)
-
-
-_BLAS_LOCK = threading.Lock()
-
-
-@contextmanager
-def _blas(dimension: int) -> Iterator[None]:
-    """FAISS's BLAS product for searches of BLAS_QUERIES+ queries inside the block. FAISS
-    decides by one global (`distance_compute_blas_threshold`, compared with queries x
-    dimension; by default BLAS only from 128,000), so it is set for the block, one block at
-    a time, and put back; searches of fewer queries meanwhile (other threads' single
-    questions) still take FAISS's own scan of each query."""
-    with _BLAS_LOCK:
-        previous = faiss.cvar.distance_compute_blas_threshold
-        faiss.cvar.distance_compute_blas_threshold = BLAS_QUERIES * dimension
-        try:
-            yield
-        finally:
-            faiss.cvar.distance_compute_blas_threshold = previous
 
 
 _POOL: ThreadPoolExecutor | None = None

@@ -81,12 +81,16 @@ def auto_backends(flags: frozenset[str] | None = None, static_int8: bool = True)
     agree. It stays an explicit choice (benchmarks/README.md has its speed and drift)."""
     flags = cpu_flags() if flags is None else flags
     order = []
-    openvino = importlib.util.find_spec("openvino") is not None
-    if (static_int8 and has_int8_matmul(flags) and openvino
-            and importlib.util.find_spec("nncf") is not None):
+    openvino = installed("openvino")
+    if static_int8 and has_int8_matmul(flags) and openvino and installed("nncf"):
         order.append(OPENVINO_INT8)
     if has_bf16(flags) and openvino:
         order.append(OPENVINO)
-    if importlib.util.find_spec("onnxruntime") is not None:
+    if installed("onnxruntime"):
         order.append(ONNX)
     return order + [TORCH]
+
+
+def installed(package: str) -> bool:
+    """Whether `package` can be imported here (without importing it)."""
+    return importlib.util.find_spec(package) is not None

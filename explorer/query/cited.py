@@ -33,12 +33,14 @@ class Corpus(Protocol):
 class CitedSet:
     """A reference list against an index: `paper_ids` the corpus papers its entries are (in
     entry order, without repeats), `missing` the entries the corpus lacks, `unparsed` where
-    the entries that did not parse start (`name:line`), `entries` how many were read."""
+    the entries that did not parse start (`name:line`), `entries` how many were read,
+    `untitled` where the entries with neither title nor abstract start."""
 
     paper_ids: tuple[str, ...]
     missing: tuple[Paper, ...] = ()
     unparsed: tuple[str, ...] = ()
     entries: int = 0
+    untitled: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """'12 of 14 entries are in this index; 2 are not; 1 did not parse (refs.bib:40).'"""
@@ -46,9 +48,11 @@ class CitedSet:
                 f"{'entry is' if self.entries == 1 else 'entries are'} in this index")
         if self.missing:
             text += f"; {len(self.missing)} {'is' if len(self.missing) == 1 else 'are'} not"
-        if self.unparsed:
-            shown = ", ".join(self.unparsed[:5]) + (" …" if len(self.unparsed) > 5 else "")
-            text += f"; {len(self.unparsed)} did not parse ({shown})"
+        for sources, what in ((self.unparsed, "did not parse"),
+                              (self.untitled, "had no title or abstract")):
+            if sources:
+                shown = ", ".join(sources[:5]) + (" …" if len(sources) > 5 else "")
+                text += f"; {len(sources)} {what} ({shown})"
         return text + "."
 
 
@@ -112,7 +116,8 @@ def cited_from_references(corpus: Corpus, references: ReferenceList) -> CitedSet
     matched, missing = matcher_for(corpus).match(references.entries)
     ids = dict.fromkeys(matched[entry.paper_id] for entry in references.entries
                         if entry.paper_id in matched)
-    return CitedSet(tuple(ids), tuple(missing), references.unparsed, len(references.entries))
+    return CitedSet(tuple(ids), tuple(missing), references.unparsed, len(references.entries),
+                    references.untitled)
 
 
 class Identities:

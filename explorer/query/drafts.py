@@ -31,10 +31,16 @@ SPLITS = {WHOLE: 500, PARAGRAPHS: 180, WINDOWS: 60}
 SENTENCE_WORDS = 80
 CHUNK_CHARS = 1500
 WORD_CHARS = 12  # a window holds at most 12 characters per word of its limit
+# LaTeX markup decoded per passage (pylatexenc reads 30-100 microseconds a character): a
+# passage's commands and accents, never a crafted draft's whole text.
+QUERY_LATEX_CHARS = 1000
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _WORD = re.compile(r"\S+")
-_CITE = re.compile(r"~?\\(?:no)?cite[a-zA-Z]*\*?(?:\[[^\]\n]*\]){0,2}\{[^}\n]*\}")
-_MARKER = re.compile(r"\s*\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]")
+# Linear time: a key holds no backslash and an optional argument ("[see][p.~3]") at most 200
+# characters, so a try never reads past the next \cite (a line of "\cite{\cite{..." cost n^2);
+# a marker is tried from the first of the spaces before it, never from each of them.
+_CITE = re.compile(r"~?\\(?:no)?cite[a-zA-Z]*+\*?(?:\[[^\]\n]{0,200}\]){0,2}\{[^}\\\n]*+\}")
+_MARKER = re.compile(r"(?<!\s)\s*+\[\s*+\d++(?:\s*+[-–,;]\s*+\d++)*+\s*+\]")
 _BINARY = (("%PDF-", "a PDF file"), ("PK\x03\x04", "a Word, OpenDocument or zip file"),
            ("{\\rtf", "an RTF file"))
 
@@ -120,10 +126,14 @@ def split_draft(text: str, split: str = PARAGRAPHS, max_passages: int = MAX_PASS
         kept, more = _take_words(text, units, limit)
         return Split((_passage(text, 1, kept),), _word_count(text), more)
     passages: list[Passage] = []
+    skipped = 0
     for window in _windows(text, _paragraphs(text), limit):
         passage = _passage(text, len(passages) + 1, window)
         if not any(char.isalpha() for char in passage.query):
-            continue  # only citation markers or numbers: nothing to rank by
+            skipped += 1  # only citation markers or numbers: nothing to rank by
+            if skipped > max_passages:  # a draft of such windows: its time is bounded too
+                return Split(tuple(passages), _word_count(text), True)
+            continue
         if len(passages) == max_passages:
             return Split(tuple(passages), _word_count(text), True)
         passages.append(passage)
@@ -135,7 +145,7 @@ def clean_query(text: str) -> str:
     markers ([3], [4-6]), LaTeX accents and commands as Unicode, one space between words."""
     text = _MARKER.sub("", _CITE.sub("", text))
     if "\\" in text or "{" in text:
-        text = to_unicode(text)
+        text = to_unicode(text, QUERY_LATEX_CHARS)
     return " ".join(text.split())
 
 

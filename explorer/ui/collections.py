@@ -1,6 +1,9 @@
 """Saved collections in the app: opening one as the marked set, saving the marked set, and what
-the page says about them. No Streamlit here: each action takes the store and returns an `Outcome`
-(the location to show, the collection now open, a Markdown message), or raises CollectionError.
+the page says about them. No Streamlit here: each action takes the session's `Shelf` (its own
+collections and, on a shared server, the owner's, read-only: collections/visitors.py) and
+returns an `Outcome` (the location to show, the collection now open, a Markdown message), or
+raises CollectionError. A change names the revision the session opened (`Opened`): it is
+refused when the collection changed, or was deleted and made again, since then.
 
 A collection is a list of papers: the app saves the liked papers ("More like these") and opens
 a collection as them. Its ids that this index lacks are kept in the file, shown as missing, and
@@ -13,8 +16,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from explorer.collections.names import visible
 from explorer.collections.records import Collection, PaperLookup, split_known
-from explorer.collections.store import Collections, Listing
+from explorer.collections.store import Catalog
+from explorer.collections.visitors import Shelf
 from explorer.ui.links import MARKED, MAX_MARKED, Location, link
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, plain
@@ -24,17 +29,30 @@ NAME_LABEL = "Save the liked papers as a collection"
 NAME_HINT = "a name, e.g. thesis chapter 2"
 OPEN_LABEL = "Open a collection"
 NO_COLLECTIONS = "none saved yet: name the liked papers below to save them"
+OWNERS_MARK = " · the server owner's, read-only"
+READ_ONLY_NOTE = ("A collection of the server's owner: you can use it, not change it. Save the "
+                  "marked papers under a new name to keep your own copy.")
+VISITOR_NOTE = ("Collections you save on this shared server are kept for this browser only: "
+                "other visitors never see or change them (a Share link shows your papers to "
+                "whoever you give it).")
+WAITING = "Your browser is fetching its collections…"
+NO_STORAGE = ("This browser blocks this site's storage, so the server cannot tell your "
+              "collections from other visitors': saving is off here. The Share link keeps the "
+              "marked papers.")
 LINK_CUT = "The link holds the first {shown} of its {count} papers (a link's limit)."
 
 
 @dataclass(frozen=True)
 class Opened:
     """The collection open in a session: its name, the revision it was opened (or last saved)
-    at, and its ids that this index lacks."""
+    at, its ids that this index lacks, its `uid` (Collection.uid), and whether the session may
+    only read it (an owner's collection seen by a visitor)."""
 
     name: str
     revision: int
     missing: tuple[str, ...] = ()
+    uid: str | None = None
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,8 +65,9 @@ class Outcome:
 
 
 def name_markdown(name: str, limit: int = 80) -> str:
-    """A collection's name as Markdown that shows exactly its characters (names are any text)."""
-    return escape_markdown(plain(name, limit))
+    """A collection's name as Markdown that shows exactly its characters (names are any text;
+    a control or direction character of a name from an old file is shown as its code point)."""
+    return escape_markdown(plain(visible(name), limit))
 
 
 def rename_key(opened: Opened) -> str:
@@ -57,9 +76,10 @@ def rename_key(opened: Opened) -> str:
     return "collection_rename_" + hashlib.sha256(opened.name.encode("utf-8")).hexdigest()[:12]
 
 
-def option_label(name: str) -> str:
-    """A name as a plain-text option label (a select box shows labels as text)."""
-    return plain(name, 80)
+def option_label(name: str, read_only: bool = False) -> str:
+    """A name as a plain-text option label (a select box shows labels as text); an owner's
+    collection that the session may only read says so."""
+    return plain(visible(name), 80) + (OWNERS_MARK if read_only else "")
 
 
 def papers_text(count: int) -> str:
@@ -86,53 +106,64 @@ def kept_ids(liked: Sequence[str], opened: Opened | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*liked, *missing)))
 
 
-def open_collection(store: Collections, name: str, location: Location, papers: PaperLookup
+def open_collection(shelf: Shelf, name: str, location: Location, papers: PaperLookup
                     ) -> Outcome:
-    collection = store.get(name)
+    collection = shelf.get(name)
     shown, missing = as_marked(location, collection, papers)
-    opened = Opened(collection.name, collection.revision, missing)
+    opened = Opened(collection.name, collection.revision, missing, collection.uid,
+                    shelf.read_only(collection.name))
     return Outcome(shown, opened, f"Opened **{name_markdown(collection.name)}**: "
                    f"{papers_text(len(shown.like))} marked.")
 
 
-def save_new(store: Collections, name: str, location: Location) -> Outcome:
+def save_new(shelf: Shelf, name: str, location: Location) -> Outcome:
     """The liked papers saved as a new collection, which is then the open one."""
-    collection = store.create(name, location.like)
-    return Outcome(location, Opened(collection.name, collection.revision),
+    collection = shelf.create(name, location.like)
+    return Outcome(location, Opened(collection.name, collection.revision, (), collection.uid),
                    f"Saved {papers_text(len(collection.paper_ids))} as "
                    f"**{name_markdown(collection.name)}**.")
 
 
-def save_changes(store: Collections, opened: Opened, location: Location) -> Outcome:
+def save_changes(shelf: Shelf, opened: Opened, location: Location) -> Outcome:
     """The open collection set to the liked papers (and its missing ids), if nobody changed it
     since it was opened (else CollectionError: open it again)."""
-    collection = store.replace(opened.name, kept_ids(location.like, opened), opened.revision)
+    collection = shelf.writable(opened.name).replace(
+        opened.name, kept_ids(location.like, opened), opened.revision, opened.uid)
     return Outcome(location, replace(opened, revision=collection.revision),
                    f"Saved **{name_markdown(collection.name)}**: "
                    f"{papers_text(len(collection.paper_ids))}.")
 
 
-def rename_open(store: Collections, opened: Opened, new_name: str, location: Location) -> Outcome:
-    collection = store.rename(opened.name, new_name)
+def rename_open(shelf: Shelf, opened: Opened, new_name: str, location: Location) -> Outcome:
+    """The open collection renamed, if nobody changed it since it was opened."""
+    collection = shelf.rename(opened.name, new_name, opened.revision, opened.uid)
     return Outcome(location, replace(opened, name=collection.name, revision=collection.revision),
                    f"Renamed to **{name_markdown(collection.name)}**.")
 
 
-def delete_open(store: Collections, opened: Opened, location: Location) -> Outcome:
-    """Delete the open collection (the marked set stays as it is)."""
-    store.delete(opened.name)
+def delete_open(shelf: Shelf, opened: Opened, location: Location) -> Outcome:
+    """Delete the open collection (the marked set stays as it is), if nobody changed it since
+    it was opened."""
+    shelf.writable(opened.name).delete(opened.name, opened.revision, opened.uid)
     return Outcome(location, None, f"Deleted **{name_markdown(opened.name)}**; the marked papers "
                    "stay marked.")
 
 
-def is_changed(opened: Opened, store: Collections, location: Location) -> bool:
+def visitor_note(key: str | None) -> str:
+    """What a visitor's collections are, or why they cannot save yet (`key`: the browser's key
+    as the session holds it; None: not given yet, "": the browser keeps no storage)."""
+    return WAITING if key is None else NO_STORAGE if key == "" else VISITOR_NOTE
+
+
+def is_changed(opened: Opened, shelf: Shelf, location: Location) -> bool:
     """True when the liked papers differ from what the open collection stores."""
-    return kept_ids(location.like, opened) != store.get(opened.name).paper_ids
+    return kept_ids(location.like, opened) != shelf.get(opened.name).paper_ids
 
 
 def open_caption(opened: Opened, location: Location) -> str:
     count = len(location.like) + len(opened.missing)
-    return f"Open collection: **{name_markdown(opened.name)}** · {papers_text(count)}"
+    owners = OWNERS_MARK if opened.read_only else ""
+    return f"Open collection: **{name_markdown(opened.name)}** · {papers_text(count)}{owners}"
 
 
 def missing_markdown(missing: Sequence[str]) -> str:
@@ -145,9 +176,9 @@ def missing_markdown(missing: Sequence[str]) -> str:
             f"shown again with an index that has them): {escape_markdown(shown)}{more}.")
 
 
-def problems_markdown(listing: Listing) -> list[str]:
+def problems_markdown(catalog: Catalog) -> list[str]:
     """One escaped note per collection file that could not be read (no server paths)."""
-    return [error_markdown(problem) for problem in listing.problems]
+    return [error_markdown(problem) for problem in catalog.problems]
 
 
 def collection_link(base_url: str, paper_ids: Sequence[str]) -> tuple[str, str]:

@@ -27,6 +27,11 @@ from explorer.ui.trail import PaperLookup
 ON_DEMAND_EXPLANATIONS = 20
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
+ACTION_FAILED = ("That did not work because of an internal error (the server's log has the "
+                 "details). Try again; if it keeps failing, tell whoever runs this server.")
+NOT_WRITTEN = ("That could not be saved: the server cannot write its files ({reason}); what was "
+               "saved before is unchanged. Tell whoever runs this server (a full disk, or a "
+               "folder it may not write to).")
 ON_DEMAND_NOTE = ("Only the first {count} results are highlighted: this index stores no sentence "
                   "vectors, so each highlighted paper's sentences are embedded when it is shown. "
                   "To store them: `{command} --sentences`")
@@ -287,3 +292,10 @@ def build_key(manifest: Manifest) -> str:
 def model_key(manifest: Manifest) -> str:
     """What tells the vectors of one model from another's: its fingerprint."""
     return str(manifest.model.fingerprint)
+
+
+def action_failed(exc: Exception) -> str:
+    """What the page says when a button's action failed on the server (no path, no traceback)."""
+    if isinstance(exc, OSError):
+        return NOT_WRITTEN.format(reason=exc.strerror or type(exc).__name__)
+    return ACTION_FAILED

@@ -29,6 +29,9 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 # the character they stand for.
 _LATEX_ESCAPE = re.compile(r"\\([%&_#$])")
 HIGHLIGHT = ":yellow-background[{}]"  # a highlighter pen
+# Formulas one text renders (no abstract has so many); the rest show as their characters, so a
+# text of thousands costs neither the server nor the reader's browser time per formula.
+MAX_FORMULAS = 300
 # GFM turns "https://...", "www.x" and "a@b.c" into links in the text as displayed, escapes or
 # not; an invisible word joiner after "://"'s colon, "www" and "@" keeps them plain text.
 WORD_JOINER = "\u2060"
@@ -56,18 +59,20 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
     """`text` as safe Markdown with its math rendered and the `highlights` spans marked.
 
     `highlights` are character spans (start, end) into `text`; a span edge that falls inside
-    a formula is moved to the formula's edge so the formula stays whole.
+    a formula is moved to the formula's edge so the formula stays whole. Past MAX_FORMULAS
+    formulas, math is shown as its characters.
     """
-    maths = math_spans(text)
+    maths = math_spans(text)[:MAX_FORMULAS]
     marked = [_snap(start, end, maths) for start, end in highlights if 0 <= start < end]
     cuts = {0, len(text)}
     for start, end in maths + marked:
         cuts.update((start, min(end, len(text))))
     edges = sorted(cuts)
+    formulas = set(maths)  # a text of many formulas: each piece looked up in O(1), not O(n)
     groups: list[tuple[bool, list[str]]] = []
     for start, end in itertools.pairwise(edges):
         piece = text[start:end]
-        rendered = _formula(piece) if (start, end) in maths else escape_markdown(piece)
+        rendered = _formula(piece) if (start, end) in formulas else escape_markdown(piece)
         lit = any(low <= start and end <= high for low, high in marked)
         if groups and groups[-1][0] == lit:
             groups[-1][1].append(rendered)
