@@ -37,9 +37,10 @@ import numpy as np
 from benchmarks.common import QUERIES, plain_model, save, settle, timed
 from benchmarks.indexes import existing, real_note
 from explorer.model.backends import BACKENDS
-from explorer.query import calibration, engine, pipeline, policy
-from explorer.query.channels import DenseChannel, LexicalChannel
+from explorer.query import engine
 from explorer.query.engine import Explorer
+from explorer.ranking import calibration, pipeline, policy
+from explorer.ranking.channels import DenseChannel, LexicalChannel
 
 TOP_K = 10
 CPU = "end to end, CPU time of the process (all threads)"

@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # for type checkers and editors; at run time they load on first use
     from explorer.errors import ExplorerError
     from explorer.query.engine import Explorer
-    from explorer.query.hits import Filters, Hit
-    from explorer.query.options import QueryOptions
+    from explorer.query.hits import Hit
+    from explorer.ranking.filters import Filters
+    from explorer.ranking.options import QueryOptions
 
 _PUBLIC = {
     "Explorer": "explorer.query.engine",
     "ExplorerError": "explorer.errors",
-    "Filters": "explorer.query.hits",
+    "Filters": "explorer.ranking.filters",
     "Hit": "explorer.query.hits",
-    "QueryOptions": "explorer.query.options",
+    "QueryOptions": "explorer.ranking.options",
 }
 __all__ = ["Explorer", "ExplorerError", "Filters", "Hit", "QueryOptions"]  # = _PUBLIC
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from benchmarks.common import ROOT
 from explorer.build.builder import build
-from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, strength
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
+from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, strength
 
 OFF_TOPIC = ["recipes for sourdough bread", "medieval castle architecture",
              "how to train a puppy to sit", "tax law for small businesses in France",

@@ -28,7 +28,7 @@ from explorer.eval.metrics import mean_scores, score_run
 from explorer.eval.small import citing_papers
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
-from explorer.query.ranking import LEXICAL
+from explorer.ranking.fusion import LEXICAL
 
 FIRST_PASS = 1000  # candidates of each channel kept per query
 

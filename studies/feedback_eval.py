@@ -16,7 +16,7 @@ from pathlib import Path
 
 from explorer.eval.evaluate import SETS, TOP_K, describe_run, evaluate, format_table, load_set
 from explorer.query.engine import Explorer
-from explorer.query.ranking import HYBRID, MODES
+from explorer.ranking.fusion import HYBRID, MODES
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from explorer.eval.evaluate import SETS, TOP_K, describe_run, evaluate, format_table, load_set
-from explorer.query.channels import Request
 from explorer.query.engine import Explorer
-from explorer.query.feedback import feedback_channel
-from explorer.query.ranking import CANDIDATES, MODES, absolute_fusion, query_ceiling
+from explorer.ranking.channels import Request
+from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.fusion import CANDIDATES, MODES, absolute_fusion, query_ceiling
 
 WEIGHTS = (0.5, 0.8, 1.2)
 

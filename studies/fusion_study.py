@@ -15,7 +15,7 @@ import json
 
 from explorer.eval.evaluate import SETS
 from explorer.query.engine import Explorer
-from explorer.query.ranking import blend_fusion, reciprocal_rank_fusion
+from explorer.ranking.fusion import blend_fusion, reciprocal_rank_fusion
 from studies.cases import Case, load_cases, ndcg, study_parser
 
 DEV = "paragraphs"

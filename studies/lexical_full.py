@@ -18,7 +18,7 @@ from explorer.corpus.papers import read_corpus
 from explorer.eval.evaluate import SETS, find_corpus, load_set
 from explorer.eval.metrics import mean_scores, score_run
 from explorer.index.lexical import LexicalIndex
-from explorer.query.ranking import top_rows
+from explorer.ranking.fusion import top_rows
 
 
 def main(argv: list[str] | None = None) -> dict:

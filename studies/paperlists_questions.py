@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build.quantiles import pair_quantiles, question_quantiles
 from explorer.corpus.papers import Paper
 from explorer.eval.columns import Corpus
 from explorer.eval.evaluate import model_suffix
 from explorer.model.embedder import Embedder, resolve_model
+from explorer.ranking.calibration import pair_quantiles, question_quantiles
 from explorer.settings import Settings
 
 POOL = 10_000

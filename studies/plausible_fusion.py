@@ -35,7 +35,6 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build.quantiles import pair_quantiles, question_quantiles
 from explorer.eval import small
 from explorer.eval.columns import Corpus
 from explorer.eval.evaluate import SETS, judged, load_set, machine
@@ -44,13 +43,12 @@ from explorer.eval.pool import Pool
 from explorer.eval.seeds import SeedJudgments, read_judgments, target_row
 from explorer.index.lexical import lexical_text
 from explorer.model.embedder import Embedder, resolve_model
-from explorer.query.calibration import PAPERS, QUESTIONS
-from explorer.query.channels import Request
 from explorer.query.engine import Explorer
-from explorer.query.feedback import feedback_channel, feedback_safe
-from explorer.query.hits import Blocked
-from explorer.query.policy import PAPER_POLICY_BELOW
-from explorer.query.ranking import (
+from explorer.ranking.calibration import PAPERS, QUESTIONS, pair_quantiles, question_quantiles
+from explorer.ranking.channels import Request
+from explorer.ranking.feedback import feedback_channel, feedback_safe
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import (
     CANDIDATES,
     DENSE,
     LEXICAL,
@@ -60,6 +58,7 @@ from explorer.query.ranking import (
     query_ceiling,
     reciprocal_rank_fusion,
 )
+from explorer.ranking.policy import PAPER_POLICY_BELOW
 from studies import paperlists_questions, small_corpora
 from studies.cases import cached_vectors, folds
 from studies.small_cache import default_cache, load_pool

@@ -23,8 +23,8 @@ import numpy as np
 
 from explorer.eval.metrics import score_run
 from explorer.query.engine import Explorer
-from explorer.query.feedback import feedback_channel
-from explorer.query.ranking import blend_fusion, reciprocal_rank_fusion
+from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.fusion import blend_fusion, reciprocal_rank_fusion
 from studies.cases import Case, load_cases, study_parser
 
 SEARCH_SETS = ("sentences", "paragraphs")

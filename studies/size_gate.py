@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from explorer.eval.evaluate import machine
-from explorer.query.feedback import FEEDBACK_MIN_PAPERS
+from explorer.ranking.feedback import FEEDBACK_MIN_PAPERS
 from studies import small_corpora
 
 # F ranks corpora of fewer papers than S: 10_000 keeps today's ranking on the 10k corpora,

@@ -36,11 +36,11 @@ from explorer.eval.metrics import mrr_at_k, score_run
 from explorer.eval.seeds import read_judgments, seed_index, target_row
 from explorer.eval.small import DRAWS, SIZES, queries_by_citing, sub_corpora
 from explorer.index.lexical import lexical_text
-from explorer.query.channels import Request
 from explorer.query.engine import Explorer
-from explorer.query.feedback import feedback_channel
-from explorer.query.hits import Blocked
-from explorer.query.ranking import (
+from explorer.ranking.channels import Request
+from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import (
     CANDIDATES,
     DENSE,
     LEXICAL,

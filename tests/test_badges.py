@@ -1,4 +1,4 @@
-"""Strength badges (query/calibration.py) with the real model and the real seeds index: a good
+"""Strength badges (ranking/calibration.py) with the real model and the real seeds index: a good
 match reads good, nonsense reads weak, each verb's score is compared with its own kind of
 random scores, and an index built before question scores were stored still opens and falls
 back to paper pairs."""
@@ -15,10 +15,17 @@ import pytest
 from explorer.artifacts.layout import PAIR_QUANTILES, QUESTION_QUANTILES
 from explorer.build import embedding
 from explorer.build.builder import build
-from explorer.build.quantiles import kept_question_quantiles
-from explorer.query import policy
-from explorer.query.calibration import PAPERS, QUESTIONS, STRENGTHS, WEAK, compared, strength
 from explorer.query.engine import Explorer
+from explorer.ranking import policy
+from explorer.ranking.calibration import (
+    PAPERS,
+    QUESTIONS,
+    STRENGTHS,
+    WEAK,
+    compared,
+    kept_question_quantiles,
+    strength,
+)
 from explorer.ui.page import score_help, score_text
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS

@@ -49,14 +49,14 @@ def test_similar_json_excludes_the_paper(capsys, seeds_index: Path):
                                            ("similar", LEAN)])
 def test_no_feedback_ranks_like_the_api_without_feedback(capsys, seeds_index: Path,
                                                         seeds_explorer, verb, target, monkeypatch):
-    import explorer.query.feedback
-    import explorer.query.policy
+    import explorer.ranking.feedback
+    import explorer.ranking.policy
 
     default = [h.paper_id for h in getattr(seeds_explorer, verb)(target, 10)]
     plain = [h.paper_id for h in getattr(seeds_explorer, verb)(target, 10, feedback=False)]
     assert default == plain  # 71 papers: below FEEDBACK_MIN_PAPERS the pass does not run
-    monkeypatch.setattr(explorer.query.feedback, "FEEDBACK_MIN_PAPERS", 0)  # as on a big corpus
-    monkeypatch.setattr(explorer.query.policy, "PAPER_POLICY_BELOW", 0)  # similar: blend + pass
+    monkeypatch.setattr(explorer.ranking.feedback, "FEEDBACK_MIN_PAPERS", 0)  # as on a big corpus
+    monkeypatch.setattr(explorer.ranking.policy, "PAPER_POLICY_BELOW", 0)  # similar: blend + pass
     code, out, _ = run(capsys, verb, target, "--index", str(seeds_index), "--json",
                        "--no-feedback")
     api = getattr(seeds_explorer, verb)(target, 10, feedback=False)

@@ -21,7 +21,7 @@ from explorer.eval.pool import Pool, load_pool, make_pool, open_pool, pool_folde
 from explorer.eval.seeds import read_judgments, score_seeds, target_row
 from explorer.eval.small import queries_by_citing, small_runs, sub_corpora, summarise
 from explorer.query.engine import Explorer
-from explorer.query.ranking import DENSE, LEXICAL
+from explorer.ranking.fusion import DENSE, LEXICAL
 from tests.acm_fixtures import CITING, DISTRACTORS, PER_CITING
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS, SEED_JUDGMENTS
 

@@ -4,19 +4,19 @@ hybrid ranking with and without the feedback pass on the real seeds index."""
 import numpy as np
 import pytest
 
-from explorer.query import feedback, pipeline, policy
-from explorer.query.calibration import QUESTIONS
-from explorer.query.channels import Request
 from explorer.query.engine import Explorer, Filters
-from explorer.query.feedback import FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedback_channel, feedback_safe
-from explorer.query.options import QueryOptions
-from explorer.query.ranking import (
+from explorer.ranking import feedback, pipeline, policy
+from explorer.ranking.calibration import QUESTIONS
+from explorer.ranking.channels import Request
+from explorer.ranking.feedback import FEEDBACK_DOCS, FEEDBACK_WEIGHT, feedback_channel, feedback_safe
+from explorer.ranking.fusion import (
     CANDIDATES,
     LEXICAL_WEIGHT,
     PLAUSIBILITY_POWER,
     query_ceiling,
     rocchio,
 )
+from explorer.ranking.options import QueryOptions
 from tests.paraphrases import PARAPHRASES
 
 

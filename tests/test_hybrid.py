@@ -8,9 +8,9 @@ import pytest
 
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import SETTINGS, LexicalIndex, Tokenizer
-from explorer.query.calibration import Scale
 from explorer.query.engine import Explorer, Filters
-from explorer.query.ranking import (
+from explorer.ranking.calibration import Scale
+from explorer.ranking.fusion import (
     LEXICAL_WEIGHT,
     absolute_fusion,
     blend_fusion,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # The steps in the order the data flows; a module may import its own step and earlier ones.
-ORDER = ["errors", "settings", "files", "collections", "corpus", "model", "index", "artifacts",
-         "build", "query", "ui", "eval", "cli"]
+ORDER = ["errors", "settings", "files", "collections", "corpus", "model", "index", "ranking",
+         "artifacts", "build", "query", "ui", "eval", "cli"]
 
 
 def imports_of(path: Path) -> set[str]:
@@ -134,4 +134,4 @@ def test_one_step_imports_without_loading_the_query_step():
             "print(Explorer.__module__, QueryOptions.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout.split("\n")
-    assert out[0] == "[]" and out[1] == "explorer.query.engine explorer.query.options"
+    assert out[0] == "[]" and out[1] == "explorer.query.engine explorer.ranking.options"

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from explorer import Explorer, Filters, QueryOptions
-from explorer.query import policy
-from explorer.query.calibration import QUESTIONS
-from explorer.query.channels import Request
-from explorer.query.ranking import (
+from explorer.ranking import policy
+from explorer.ranking.calibration import QUESTIONS
+from explorer.ranking.channels import Request
+from explorer.ranking.fusion import (
     LEXICAL_WEIGHT,
     PAPER_LEXICAL_WEIGHT,
     PLAUSIBILITY_POWER,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from explorer.query.engine import Explorer, Filters
-from explorer.query.ranking import rocchio, svm_scores
+from explorer.ranking.fusion import rocchio, svm_scores
 
 
 def test_centroid_target_by_hand():

@@ -143,7 +143,7 @@ def test_the_facets_are_stored_by_the_build_and_read_without_the_papers(venue_ex
     (extras FACETS), the same as from the papers, without parsing a record; an index built
     before them (or holding something else there) reads the papers."""
     from explorer.corpus.papers import facet_values
-    from explorer.query.hits import FacetTable
+    from explorer.ranking.filters import FacetTable
 
     stored = venue_explorer.artifacts.extras["facets"]
     assert stored == facet_values(venue_explorer.papers)

@@ -110,8 +110,8 @@ def test_fusion_full_rows_are_what_the_product_ranks(tiny_acm: Path, seeds_index
     assert {"dense", "hybrid", "absolute 1.2, feedback", "absolute 0.5, no feedback"} <= set(modes)
     assert modes["dense"]["mrr@10"] >= 0.9 and "sentences" in output.with_suffix(".md").read_text()
     # The study's absolute ranker is the product's hybrid once policy.HYBRID_FUSION is switched.
-    from explorer.query import policy
-    from explorer.query.ranking import LEXICAL_WEIGHT
+    from explorer.ranking import policy
+    from explorer.ranking.fusion import LEXICAL_WEIGHT
 
     explorer = Explorer.open(seeds_index)
     ranker = fusion_full.absolute_ranker(explorer, LEXICAL_WEIGHT, feedback=False)

@@ -10,8 +10,8 @@ import pytest
 
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
-from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer, Filters, Hit
+from explorer.ranking.calibration import PAPERS, QUESTIONS
 from explorer.ui import page
 from explorer.ui.links import Location
 from explorer.ui.map_figure import clicked_paper_id, map_figure, shown_rows

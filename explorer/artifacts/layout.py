@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from explorer.index.lexical import ARRAY_PREFIX
+from explorer.ranking.calibration import PAIR_QUANTILES, QUESTION_QUANTILES  # noqa: F401
 
 MANIFEST = "manifest.json"  # replaced last, in one rename, by every build
 WRITTEN = ".written.json"  # names this index's builds wrote (or were about to write)
@@ -24,8 +25,9 @@ TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedd
 RELATIVE_ROWS, RELATIVE_SCORES, RELATIVES = "relative_rows", "relative_scores", "relatives"
 LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, vocabulary
 # Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like
-# questions with other papers (query/calibration.py; absent in indexes built before), and the map.
-PAIR_QUANTILES, QUESTION_QUANTILES, MAP = "pair_quantiles", "question_quantiles", "map"
+# questions with other papers (PAIR_QUANTILES, QUESTION_QUANTILES: named by ranking/calibration.py,
+# below this step, which computes and reads them), and the map.
+MAP = "map"
 # The filter values present in the corpus (corpus.papers.facet_values: venues, source files,
 # years), so that the app's sidebar does not parse every paper record (absent before).
 FACETS = "facets"

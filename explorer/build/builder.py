@@ -39,7 +39,6 @@ from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
 from explorer.build.maps import compute_map, import_in_background, update_map
-from explorer.build.quantiles import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.build.report import BuildReport, Stopwatch
 from explorer.build.sentences import (
     EXACT_SENTENCES,
@@ -55,6 +54,7 @@ from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
 from explorer.model.embedder import ModelSpec, resolve_model
+from explorer.ranking.calibration import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.settings import DEFAULT_BATCH_SIZE
 
 AUTO = "auto"

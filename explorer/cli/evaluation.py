@@ -35,7 +35,7 @@ from explorer.eval.pool import open_pool, pool_folder
 from explorer.eval.report import full_rows, label, model_label, ranking_tables, seed_table
 from explorer.eval.seeds import read_judgments, score_seeds, seed_index
 from explorer.eval.small import DRAWS, small_runs, summarise
-from explorer.query.ranking import MODES
+from explorer.ranking.fusion import MODES
 from explorer.settings import Settings
 
 

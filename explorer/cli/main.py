@@ -25,7 +25,7 @@ from explorer.errors import ExplorerError
 from explorer.index.dense import INDEX_TYPES
 from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
-from explorer.query.ranking import MODES
+from explorer.ranking.fusion import MODES
 from explorer.settings import DEFAULT_CORPUS, DEFAULT_INDEX_DIR, Settings
 
 EXIT_USAGE = 2
@@ -332,7 +332,7 @@ def _strength(hit: dict) -> str:
     """' · strong match (above 99.9% of random question-paper cosines)'; on an index built
     before question scores, a question's hit: ', closer than 99% of paper pairs' (as before)."""
     if hit.get("strength"):
-        from explorer.query.calibration import compared
+        from explorer.ranking.calibration import compared
 
         return f" · {hit['strength']} ({compared(hit['percentile'], hit['compared_with'])})"
     return f", closer than {hit['percentile']:.0f}% of paper pairs" if hit["percentile"] else ""

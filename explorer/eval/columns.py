@@ -18,27 +18,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.build.quantiles import pair_quantiles, question_quantiles
 from explorer.corpus.papers import Paper
 from explorer.eval.evaluate import Query
 from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
-from explorer.query.calibration import PAPERS, QUESTIONS
-from explorer.query.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
 from explorer.query.engine import Explorer
-from explorer.query.feedback import feedback_channel
-from explorer.query.hits import Blocked
-from explorer.query.options import QueryOptions
-from explorer.query.pipeline import run
-from explorer.query.policy import DEFAULT_MODE, plan_for
-from explorer.query.ranking import (
-    CANDIDATES,
-    DENSE,
-    HYBRID,
-    LEXICAL,
-    blend_fusion,
-    query_ceiling,
-)
+from explorer.ranking.calibration import PAPERS, QUESTIONS, pair_quantiles, question_quantiles
+from explorer.ranking.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
+from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import CANDIDATES, DENSE, HYBRID, LEXICAL, blend_fusion, query_ceiling
+from explorer.ranking.options import QueryOptions
+from explorer.ranking.pipeline import run
+from explorer.ranking.policy import DEFAULT_MODE, plan_for
 
 PREVIOUS, DEFAULT = "previous default", "default"
 COLUMNS = (LEXICAL, DENSE, PREVIOUS, DEFAULT)

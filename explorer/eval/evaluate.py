@@ -26,9 +26,9 @@ from explorer.eval.metrics import METRICS, mean_scores, score_run
 from explorer.files import ReadErrors, read_jsonl
 from explorer.model.backends import cpu_flags, cpu_name
 from explorer.model.embedder import BUNDLED_NAMES
-from explorer.query.calibration import PAPERS, QUESTIONS
 from explorer.query.engine import Explorer
-from explorer.query.ranking import LEXICAL, MODES
+from explorer.ranking.calibration import PAPERS, QUESTIONS
+from explorer.ranking.fusion import LEXICAL, MODES
 
 # ACM-CR's three query sets; any BEIR folder has at least the first.
 SETS = {

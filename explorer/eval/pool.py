@@ -145,7 +145,7 @@ def open_pool(dataset: Path, folder: Path, model: str = "default",
 def with_titles(pool: Pool, model: str = "default", progress: Progress | None = None) -> Pool:
     """`pool` with its papers' titles embedded as questions (titles.npy; embedded with `model`
     and saved when the folder has none): what a build of any of its corpora places question
-    scores among (build/quantiles.question_quantiles)."""
+    scores among (ranking/calibration.question_quantiles)."""
     path = pool.folder / TITLES_FILE
     if path.is_file():
         titles = np.load(path)

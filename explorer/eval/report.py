@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from explorer.eval.columns import DEFAULT, PREVIOUS
 from explorer.eval.evaluate import grid
 from explorer.eval.metrics import METRICS
-from explorer.query.policy import DEFAULT_MODE
+from explorer.ranking.policy import DEFAULT_MODE
 
 FULL = "full"  # the size of a row that scored the whole dataset
 TORCH = "sentence-transformers (torch)"  # what an unrecorded backend was

@@ -36,8 +36,13 @@ from explorer.model.embedder import (
     ModelSpec,
     cut_question,
 )
-from explorer.query.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
-from explorer.query.channels import (
+from explorer.query.compatible import comparable_model
+from explorer.query.hits import Hit
+from explorer.query.sentence_vectors import Sentences, SentenceVectors
+from explorer.query.suggest import PaperRows
+from explorer.query.topics import Topic, TopicTable
+from explorer.ranking.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
+from explorer.ranking.channels import (
     Channel,
     DenseChannel,
     LexicalChannel,
@@ -45,15 +50,11 @@ from explorer.query.channels import (
     Request,
     ScoreChannel,
 )
-from explorer.query.compatible import comparable_model
-from explorer.query.hits import FacetTable, Filters, Hit
-from explorer.query.options import QueryOptions
-from explorer.query.pipeline import run
-from explorer.query.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
-from explorer.query.ranking import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
-from explorer.query.sentence_vectors import Sentences, SentenceVectors
-from explorer.query.suggest import PaperRows
-from explorer.query.topics import Topic, TopicTable
+from explorer.ranking.filters import FacetTable, Filters
+from explorer.ranking.fusion import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
+from explorer.ranking.options import QueryOptions
+from explorer.ranking.pipeline import run
+from explorer.ranking.policy import CHANNELS, DEFAULT_MODE, SCORES, plan_for
 from explorer.settings import DEFAULT_INDEX_DIR, cores
 
 __all__ = ["BATCHED_QUESTION_CHARS", "DEFAULT_RECOMMENDER", "MAX_QUESTION_CHARS", "RECOMMENDERS",

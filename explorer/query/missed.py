@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from explorer.query.calibration import PAPERS, UNPLACED
 from explorer.query.cited import Identities
 from explorer.query.drafts import MAX_PASSAGES, SPLITS, Passage, Split, clean_query, split_draft
 from explorer.query.engine import Explorer
 from explorer.query.explain import SentenceMatch
 from explorer.query.hits import Hit
-from explorer.query.ranking import LEXICAL, rocchio, svm_scores
+from explorer.ranking.calibration import PAPERS, UNPLACED
+from explorer.ranking.fusion import LEXICAL, rocchio, svm_scores
 
 __all__ = ["FUSIONS", "RANKERS", "Closest", "Missed", "MissedOptions", "MissedPaper", "Tie",
            "embed_passages", "fuse", "missed", "passage_rankings", "ranked_rows"]

@@ -26,7 +26,7 @@ from typing import Any
 from explorer.corpus.papers import countable_year
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
-from explorer.query.ranking import CANDIDATES
+from explorer.ranking.fusion import CANDIDATES
 
 SPREAD_DEPTH = CANDIDATES  # papers of a ranking counted: the pool hybrid ranks anyway (200)
 RECENT_YEARS = 5  # "recent": the last RECENT_YEARS years up to the corpus's latest year

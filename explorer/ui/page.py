@@ -14,9 +14,9 @@ from typing import Any
 from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
-from explorer.query.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
+from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, plain, rich_markdown

@@ -21,8 +21,8 @@ import plotly.graph_objects as go
 
 from explorer.query.engine import Explorer, Filters, Hit, cut_question
 from explorer.query.explain import explain_match, explain_pair
-from explorer.query.options import QueryOptions
 from explorer.query.years import SPREAD_DEPTH, corpus_spread
+from explorer.ranking.options import QueryOptions
 from explorer.ui.links import Location
 from explorer.ui.map_figure import map_figure
 from explorer.ui.page import explained_count, model_key

@@ -161,7 +161,7 @@ def plausible_by(quantiles: Sequence[float], power: float) -> Callable[[np.ndarr
     """absolute_fusion's `plausibility` from a corpus's reference cosines: the share of them
     below each cosine (its percentile / 100, as calibration.Scale places a hit), raised to
     `power` (0: always 1). `quantiles` are evenly spaced percentiles 0..100 of random cosines
-    of the query's kind (build/quantiles.py)."""
+    of the query's kind (ranking/calibration.py)."""
     table = np.asarray(quantiles, dtype=np.float64)
     steps = max(1, len(table) - 1)
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.query.ranking import rocchio
+from explorer.ranking.fusion import rocchio
 
 FEEDBACK_DOCS = 3  # papers of the first pass that move the query
 FEEDBACK_WEIGHT = 0.5  # how far: query + weight * their mean vector

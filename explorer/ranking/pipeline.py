@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.query.calibration import STRENGTHS
-from explorer.query.channels import Channel, Ranked, Request
-from explorer.query.feedback import feedback_channel
-from explorer.query.hits import Blocked
-from explorer.query.policy import Plan
-from explorer.query.ranking import mmr, plausible_by
+from explorer.ranking.calibration import STRENGTHS
+from explorer.ranking.channels import Channel, Ranked, Request
+from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import mmr, plausible_by
+from explorer.ranking.policy import Plan
 
 EXACT = STRENGTHS[0][0]  # percentile of a "strong match": an exact match's cosine reads so
 

@@ -19,8 +19,8 @@ import numpy as np
 from explorer.batching import Batcher
 from explorer.index.dense import FEW_QUERIES, VectorIndex
 from explorer.index.lexical import LexicalIndex
-from explorer.query.hits import Blocked
-from explorer.query.ranking import top_rows
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import top_rows
 from explorer.settings import cores
 
 Ranked = tuple[np.ndarray, np.ndarray]  # (rows int64, scores), best first

@@ -8,8 +8,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.query.hits import Filters
-from explorer.query.ranking import check_mode
+from explorer.ranking.filters import Filters
+from explorer.ranking.fusion import check_mode
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from explorer.query.channels import Ranked, Request
-from explorer.query.options import QueryOptions
-from explorer.query.ranking import (
+from explorer.ranking.channels import Ranked, Request
+from explorer.ranking.fusion import (
     CANDIDATES,
     DENSE,
     DENSE_WEIGHT,
@@ -29,6 +28,7 @@ from explorer.query.ranking import (
     check_mode,
     plausible_by,
 )
+from explorer.ranking.options import QueryOptions
 
 # The ranking used when none is asked for, once an index has the lexical channel. Chosen by
 # `explorer eval` on ACM-CR slices (studies/results/quality-acm-cr-2026-11-30.md): hybrid
