@@ -17,12 +17,12 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.artifacts.store import read_manifest
-from explorer.collections.records import MAX_NAME_CHARS
-from explorer.collections.visitors import PRIVATE, Shelf, sharing, valid_key
 from explorer.errors import ExplorerError
+from explorer.features.collections import ui as saved
+from explorer.features.collections.records import MAX_NAME_CHARS
+from explorer.features.collections.visitors import PRIVATE, Shelf, sharing, valid_key
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
-from explorer.ui import collections as saved
 from explorer.ui import drafts, page, public, topics, twins, years
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
@@ -312,7 +312,7 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
                  location.steer)
 
 
-# -- saved collections (on the marked page; the logic is in explorer.ui.collections) -------------
+# -- saved collections (on the marked page; the logic is in explorer.features.collections.ui) ---
 VISITOR_KEY_JS = Path(saved.__file__).with_name("visitor_key.js")
 
 

@@ -48,7 +48,7 @@ from tokenizers import Tokenizer
 
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.load import questions, seeds_index
-from explorer.collections.store import Collections
+from explorer.features.collections.store import Collections
 from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import Explorer
 from explorer.ui import drafts

@@ -19,9 +19,9 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.common import save, timed
-from explorer.collections.catalog import INDEX
-from explorer.collections.records import Collection, file_name, write_file
-from explorer.collections.store import Collections
+from explorer.features.collections.catalog import INDEX
+from explorer.features.collections.records import Collection, file_name, write_file
+from explorer.features.collections.store import Collections
 
 
 def run(argv: list[str]) -> None:

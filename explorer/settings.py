@@ -34,7 +34,7 @@ class Settings:
     moved) and must still have the index's fingerprint. `cache_dir` holds derived files kept
     between runs: model exports (models/) and `explorer eval` indexes (eval/). `data_dir`
     holds the user's own files: saved collections (collections/). `visitors`: what the app's
-    visitors may do with collections (`VISITORS`; collections/visitors.py): "auto" (the web
+    visitors may do with collections (`VISITORS`; features/collections/visitors.py): "auto" (the web
     changes the owner's collections when the app listens on this computer only, else each
     browser keeps its own and the owner's are read-only), "private" (always the latter: an app
     behind a proxy on 127.0.0.1) or "shared" (every visitor changes the owner's collections).

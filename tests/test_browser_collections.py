@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.collections.store import Collections
+from explorer.features.collections.store import Collections
 from explorer.ui.text import WORD_JOINER
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
     SCREENSHOTS,
@@ -131,7 +131,7 @@ def test_open_share_rename_delete(browser, app):
 FULL_DISK_APP = '''
 import errno, os, runpy
 from pathlib import Path
-from explorer.collections import records
+from explorer.features.collections import records
 
 if not getattr(records, "full_disk_test", False):  # the script runs again at every rerun
     real = records.atomic_write

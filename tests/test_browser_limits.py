@@ -10,10 +10,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from explorer.collections.records import MAX_NAME_CHARS
+from explorer.features.collections import ui as saved
+from explorer.features.collections.records import MAX_NAME_CHARS
 from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS
-from explorer.ui import collections as saved
 from explorer.ui import drafts, page
 from tests.app_fixtures import SCREENSHOTS, small_index, streamlit_server  # noqa: F401 (fixture)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.collections import records
-from explorer.collections.store import Collections
-from explorer.collections.visitors import visitor_folder
-from explorer.ui import collections as saved
+from explorer.features.collections import records
+from explorer.features.collections import ui as saved
+from explorer.features.collections.store import Collections
+from explorer.features.collections.visitors import visitor_folder
 from tests.app_fixtures import APP, small_index  # noqa: F401 (a fixture)
 
 TIMEOUT = 120

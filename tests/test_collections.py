@@ -14,9 +14,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from explorer.collections.records import MAX_NAME_CHARS, file_name, split_known
-from explorer.collections.store import FOLDER, Collections
 from explorer.errors import CollectionError, ExplorerError, UnknownPaperError
+from explorer.features.collections.records import MAX_NAME_CHARS, file_name, split_known
+from explorer.features.collections.store import FOLDER, Collections
 from explorer.settings import Settings, default_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,7 +111,7 @@ def test_names_that_look_the_same_are_one_name(store):
 
 def test_an_old_file_with_a_refused_character_stays_usable(store):
     """A name from before the rules (or a hand edit) is read and can be renamed away."""
-    from explorer.collections.records import Collection, write_file
+    from explorer.features.collections.records import Collection, write_file
 
     store.folder.mkdir(parents=True)
     write_file(store.folder / "old.json", Collection("\u202eold", ("a",), 3))
@@ -244,7 +244,7 @@ def test_threads_adding_at_once_lose_nothing(store):
 
 def test_processes_adding_at_once_lose_nothing(store):
     store.create("Busy")
-    code = ("import sys\nfrom explorer.collections.store import Collections\n"
+    code = ("import sys\nfrom explorer.features.collections.store import Collections\n"
             "store = Collections(sys.argv[1])\n"
             "for n in range(20):\n    store.add('Busy', [f'{sys.argv[2]}-{n}'])\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -286,7 +286,7 @@ def test_a_held_lock_gives_a_clear_error(tmp_path):
 
 
 def test_a_collection_of_ten_thousand_papers_round_trips_and_the_limit_is_clear(store):
-    from explorer.collections.records import MAX_PAPERS
+    from explorer.features.collections.records import MAX_PAPERS
 
     ids = [f"10.1000/paper-{n}" for n in range(10_000)]
     store.create("Big", ids)

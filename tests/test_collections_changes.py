@@ -1,6 +1,6 @@
 """Lost updates: every change a session makes names the revision (and uid) it opened, and is
 refused when the collection changed, or was deleted and made again, since then. Checked through
-the app's actions (explorer/ui/collections.py) with real stores, from many threads and
+the app's actions (explorer/features/collections/ui.py) with real stores, from many threads and
 processes at once."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.collections.store import Collections
-from explorer.collections.visitors import Shelf
 from explorer.errors import CollectionError
-from explorer.ui import collections as saved
+from explorer.features.collections import ui as saved
+from explorer.features.collections.store import Collections
+from explorer.features.collections.visitors import Shelf
 from explorer.ui.links import MARKED, Location
 from tests.collection_fixtures import at_once
 
@@ -129,7 +129,7 @@ def test_sessions_acting_at_once_on_what_they_opened_one_wins_stale_ones_none(st
 
 SESSION_SCRIPT = """
 import sys
-from explorer.collections.store import Collections
+from explorer.features.collections.store import Collections
 from explorer.errors import CollectionError
 store = Collections(sys.argv[1])
 worker = sys.argv[2]

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.collections import catalog, records
-from explorer.collections.records import file_name
-from explorer.collections.store import Collections, Limits
 from explorer.errors import CollectionError
+from explorer.features.collections import catalog, records
+from explorer.features.collections.records import file_name
+from explorer.features.collections.store import Collections, Limits
 from tests.collection_fixtures import at_once
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,8 +116,8 @@ def test_threads_creating_at_once_never_pass_the_limit(tmp_path):
 STUCK_WRITER = """
 import sys, time
 from pathlib import Path
-from explorer.collections import records
-from explorer.collections.store import Collections
+from explorer.features.collections import records
+from explorer.features.collections.store import Collections
 real = records.atomic_write
 
 def stuck(path, write):

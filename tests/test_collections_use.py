@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.build.builder import build
 from explorer.cli.main import main
-from explorer.collections.records import file_name
-from explorer.collections.store import Collections
+from explorer.features.collections.records import file_name
+from explorer.features.collections.store import Collections
+from explorer.features.collections.ui import rename_key
 from explorer.query.engine import Explorer
-from explorer.ui.collections import rename_key
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import decode
 from tests.app_fixtures import APP, write_small_corpus
@@ -95,7 +95,7 @@ def test_recommend_and_export_take_a_collection(seeds_index, seeds_explorer, dat
 
 
 def test_names_and_broken_files_reach_the_terminal_escaped(data, capsys):
-    from explorer.collections.records import Collection, write_file
+    from explorer.features.collections.records import Collection, write_file
 
     data.create(HOSTILE, ["a"])
     data.folder.mkdir(parents=True, exist_ok=True)
@@ -198,7 +198,7 @@ def test_a_rebuilt_index_without_some_papers_keeps_them(small_index_for_collecti
 
 
 def test_a_link_holds_a_collection_up_to_the_links_limit():
-    from explorer.ui.collections import collection_link
+    from explorer.features.collections.ui import collection_link
     from explorer.ui.links import MAX_MARKED
 
     url, cut = collection_link("http://host/", ["a", "b", "a"])
@@ -210,7 +210,7 @@ def test_a_link_holds_a_collection_up_to_the_links_limit():
 
 
 def test_missing_ids_are_named_as_text():
-    from explorer.ui.collections import SHOWN_MISSING, missing_markdown
+    from explorer.features.collections.ui import SHOWN_MISSING, missing_markdown
 
     hostile = ["[x](https://example.org)", "<img src=x>", *[f"m{n}" for n in range(30)]]
     note = missing_markdown(hostile)

@@ -18,10 +18,10 @@ import tomllib
 from streamlit.testing.v1 import AppTest
 
 from explorer.cli.main import main
-from explorer.collections.records import MAX_NAME_CHARS
-from explorer.collections.store import Collections
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
+from explorer.features.collections.records import MAX_NAME_CHARS
+from explorer.features.collections.store import Collections
 from explorer.query import suggest
 from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import BATCHED_QUESTION_CHARS, MAX_QUESTION_CHARS, Explorer, cut_question

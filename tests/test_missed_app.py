@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.collections.store import Collections
+from explorer.features.collections.store import Collections
 from explorer.ui.drafts import SAVED, UPLOAD
 from tests.app_fixtures import APP
 from tests.markdown_check import live_markup

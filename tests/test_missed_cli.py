@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from explorer.cli.main import main
-from explorer.collections.store import Collections
+from explorer.features.collections.store import Collections
 from tests.paraphrases import PARAPHRASES
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -1,4 +1,4 @@
-"""Whose collections a web session sees and may change (collections/visitors.py): the owner's
+"""Whose collections a web session sees and may change (features/collections/visitors.py): the owner's
 own computer, a shared server where each browser keeps its own and the owner's are read-only,
 and a lab that shares writing on purpose (EXPLORER_VISITORS)."""
 
@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.collections import visitors
-from explorer.collections.store import Collections
-from explorer.collections.visitors import (
+from explorer.errors import CollectionError, ExplorerError
+from explorer.features.collections import ui as saved
+from explorer.features.collections import visitors
+from explorer.features.collections.store import Collections
+from explorer.features.collections.visitors import (
     OWNER_MODE,
     PRIVATE,
     SHARED,
@@ -21,9 +23,7 @@ from explorer.collections.visitors import (
     valid_key,
     visitor_folder,
 )
-from explorer.errors import CollectionError, ExplorerError
 from explorer.settings import Settings
-from explorer.ui import collections as saved
 from explorer.ui.links import MARKED, Location
 from tests.collection_fixtures import at_once
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from explorer.build.builder import AUTO, LOCK_WAIT
-from explorer.cli.collections import add_collection, liked_papers
 from explorer.cli.evaluation import add_eval
 from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
@@ -22,6 +21,7 @@ from explorer.cli.years import add_by_year, year_lines, years_record
 from explorer.cli.years import ranked as ranked_by_year
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
+from explorer.features.collections.cli import add_collection, liked_papers
 from explorer.index.dense import INDEX_TYPES
 from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS

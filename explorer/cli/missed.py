@@ -37,8 +37,8 @@ def add_missed(commands) -> None:
 
 
 def _missed(args: argparse.Namespace, settings: Settings, parser) -> int:
-    from explorer.cli.collections import liked_papers
     from explorer.cli.references import cited_from_file, read_input
+    from explorer.features.collections.cli import liked_papers
     from explorer.query.drafts import MAX_DRAFT_BYTES, read_draft
     from explorer.query.engine import Explorer
     from explorer.query.missed import missed

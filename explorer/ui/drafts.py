@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
-from explorer.collections.records import split_known
-from explorer.collections.store import Collections
 from explorer.corpus.papers import Paper
 from explorer.corpus.references import KINDS, read_references
 from explorer.errors import DraftError, ExplorerError
+from explorer.features.collections.records import split_known
+from explorer.features.collections.store import Collections
 from explorer.query.cited import CitedSet, cited_from_references
 from explorer.query.drafts import MAX_DRAFT_BYTES, Passage, read_draft
 from explorer.query.engine import Explorer

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from explorer.cli.terminal import safe_json, safe_text
-from explorer.collections.records import Collection, split_known
-from explorer.collections.store import Collections
 from explorer.errors import ExplorerError, IndexMissingError
+from explorer.features.collections.records import Collection, split_known
+from explorer.features.collections.store import Collections
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
@@ -120,7 +120,7 @@ def _list(args: argparse.Namespace, settings: Settings, parser) -> int:
 
 
 def _show(args: argparse.Namespace, settings: Settings, parser) -> int:
-    from explorer.ui.collections import collection_link
+    from explorer.features.collections.ui import collection_link
 
     collection = _store(settings).get(args.name)
     papers = _index_or_none(settings)

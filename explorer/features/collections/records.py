@@ -18,8 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from explorer.collections.names import describe, name_key, refused_character
 from explorer.errors import CollectionError, UnknownPaperError
+from explorer.features.collections.names import describe, name_key, refused_character
 from explorer.files import ReadErrors, atomic_write, parse_json, read_chunks
 
 FORMAT = "paper-explorer-collection"

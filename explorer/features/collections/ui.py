@@ -1,6 +1,6 @@
 """Saved collections in the app: opening one as the marked set, saving the marked set, and what
 the page says about them. No Streamlit here: each action takes the session's `Shelf` (its own
-collections and, on a shared server, the owner's, read-only: collections/visitors.py) and
+collections and, on a shared server, the owner's, read-only: features/collections/visitors.py) and
 returns an `Outcome` (the location to show, the collection now open, a Markdown message), or
 raises CollectionError. A change names the revision the session opened (`Opened`): it is
 refused when the collection changed, or was deleted and made again, since then.
@@ -16,10 +16,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from explorer.collections.names import visible
-from explorer.collections.records import Collection, PaperLookup, split_known
-from explorer.collections.store import Catalog
-from explorer.collections.visitors import Shelf
+from explorer.features.collections.names import visible
+from explorer.features.collections.records import Collection, PaperLookup, split_known
+from explorer.features.collections.store import Catalog
+from explorer.features.collections.visitors import Shelf
 from explorer.ui.links import MARKED, MAX_MARKED, Location, link
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, plain

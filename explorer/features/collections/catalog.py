@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.collections.locks import holds, locked
-from explorer.collections.names import name_key
-from explorer.collections.records import Collection, read_file
 from explorer.errors import CollectionError, ExplorerError
+from explorer.features.collections.locks import holds, locked
+from explorer.features.collections.names import name_key
+from explorer.features.collections.records import Collection, read_file
 from explorer.files import ReadErrors, atomic_write, parse_json, read_chunks
 
 INDEX = ".index.json"

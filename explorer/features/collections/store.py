@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.collections.catalog import Entry, collection_files, record, refreshed
-from explorer.collections.locks import LOCK, locked
-from explorer.collections.names import name_key
-from explorer.collections.records import (
+from explorer.errors import CollectionError
+from explorer.features.collections.catalog import Entry, collection_files, record, refreshed
+from explorer.features.collections.locks import LOCK, locked
+from explorer.features.collections.names import name_key
+from explorer.features.collections.records import (
     MAX_PAPERS,
     Collection,
     check_size,
@@ -34,7 +35,6 @@ from explorer.collections.records import (
     read_file,
     write_file,
 )
-from explorer.errors import CollectionError
 
 FOLDER = "collections"  # under Settings.data_dir
 LOCK_WAIT = 30.0  # seconds

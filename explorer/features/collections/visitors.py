@@ -22,10 +22,10 @@ import ipaddress
 from collections.abc import Iterable
 from pathlib import Path
 
-from explorer.collections.names import name_key
-from explorer.collections.records import MAX_PAPERS, Collection, clean_name
-from explorer.collections.store import FOLDER, LOCK_WAIT, Catalog, Collections, Limits
 from explorer.errors import CollectionError
+from explorer.features.collections.names import name_key
+from explorer.features.collections.records import MAX_PAPERS, Collection, clean_name
+from explorer.features.collections.store import FOLDER, LOCK_WAIT, Catalog, Collections, Limits
 from explorer.files import FolderLock, make_dirs
 
 OWNER_MODE, PRIVATE, SHARED = "owner", "private", "shared"
