@@ -21,13 +21,20 @@ from explorer.errors import ExplorerError
 from explorer.features.collections import ui as saved
 from explorer.features.collections.records import MAX_NAME_CHARS
 from explorer.features.collections.visitors import PRIVATE, Shelf, sharing, valid_key
+from explorer.features.drafts import ui as drafts
+from explorer.features.explanations import ui as explanations
+from explorer.features.explanations.ui import Lights, lit
+from explorer.features.relatives import ui as twins
+from explorer.features.topics import ui as topics
+from explorer.features.topics.ui import corpus_figure
+from explorer.features.topics.ui_map import caption, clicked_paper_id
+from explorer.features.years import ui as years
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer, Hit
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
-from explorer.ui import drafts, page, public, topics, twins, years
+from explorer.ui import page, public
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import Location, encode, link
-from explorer.ui.map_figure import caption, clicked_paper_id
-from explorer.ui.results import Lights, corpus_figure, lit, ranked
+from explorer.ui.results import ranked
 from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import Step, go_to, push, step_label, step_of
 
@@ -151,7 +158,8 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
         head, score = st.columns([4, 1.6], vertical_alignment="top")  # room for "strong match"
         head.markdown(f"{hit.rank}\\. {page.title_markdown(hit.paper)}")
         score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit))
-        facts, snippet = page.facts_markdown(hit.paper, [note]), page.snippet_markdown(hit.paper, spans)
+        facts = page.facts_markdown(hit.paper, [note])
+        snippet = explanations.snippet_markdown(hit.paper, spans)
         if facts:
             st.caption(facts)
         if snippet:
@@ -166,9 +174,9 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
 
 def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], prefix: str,
             terms: bool = True) -> None:
-    lifted = page.lifted(hits)
+    lifted = explanations.lifted(hits)
     for hit, (spans, shared) in zip(hits, lights):
-        note = page.terms_note(shared, hit.paper_id in lifted) if terms else ""
+        note = explanations.terms_note(shared, hit.paper_id in lifted) if terms else ""
         hit_ui(location, hit, f"{prefix}-{hit.paper_id}", spans, note)
 
 
@@ -205,9 +213,9 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(page.ASKED.format(count=len(hits)))
         downloads_ui(hits, root, "paper-explorer-results", "results")
-    explained = page.explained_count(len(hits), explorer.has_sentence_vectors)
+    explained = explanations.explained_count(len(hits), explorer.has_sentence_vectors)
     if explained < len(hits):
-        st.caption(page.ON_DEMAND_NOTE.format(count=explained, command=hint))
+        st.caption(explanations.ON_DEMAND_NOTE.format(count=explained, command=hint))
     hits_ui(location, hits, lit(explorer, hits, location.query), "q")
     years_ui(chart, explorer, location, "search", location.query)
 
@@ -221,7 +229,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     spans = []
     if location.query:
         spans, _ = next(lit(explorer, [paper], location.query))
-        st.caption(page.highlighted_note(location.query))
+        st.caption(explanations.highlighted_note(location.query))
     st.markdown(rich_markdown(paper.abstract, spans))
     with st.container(horizontal=True):
         mark_buttons_ui(location, paper.paper_id, "open")
@@ -422,7 +430,7 @@ def open_collection_ui(shelf: Shelf, opened: saved.Opened, location: Location) -
                           args=(saved.delete_open, opened, location))
 
 
-# -- check my draft (the logic is in explorer.ui.drafts) ----------------------------------------
+# -- check my draft (the logic is in explorer.features.drafts.ui) ------------------------------
 @reported
 def on_check(explorer: Explorer) -> None:
     """Check the draft (the button's callback): keep the answer, or why there is none."""

@@ -17,11 +17,11 @@ at least --action-seconds:
 - the same question tokenised whole, as query_note and the search did before issue 29 (the
   model's own tokenizer, untruncated, twice): the old path, measured in the same run;
 - a 5 MB steer text on the Marked page (query_note + ranked "recommend");
-- crafted reference lists through the draft page's parser (ui/drafts.uploaded_cited): a .bib
-  field `title = aaa…aaa"x" # b`, and a .ris and a CSL-JSON record without a title whose
+- crafted reference lists through the draft page's parser (features/drafts/ui.uploaded_cited):
+  a .bib field `title = aaa…aaa"x" # b`, and a .ris and a CSL-JSON record without a title whose
   abstract is one unbroken word (its title is derived from it), each --trap-kb KB;
-- a 2 MB draft through the draft check (ui/drafts.check, nothing cited), and for comparison a
-  20-paragraph draft (the check reads the first 20 passages of any draft: the same work);
+- a 2 MB draft through the draft check (features/drafts/ui.check, nothing cited), and for
+  comparison a 20-paragraph draft (the check reads the first 20 passages of any draft: the same work);
 - the largest reference list the page accepts (--reference-mb MiB of valid BibTeX, 0: none).
 
 An ordinary answer counts under the action it overlapped most. Before the first round each
@@ -49,9 +49,9 @@ from tokenizers import Tokenizer
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.load import questions, seeds_index
 from explorer.features.collections.store import Collections
-from explorer.query.drafts import MAX_DRAFT_BYTES
+from explorer.features.drafts import ui as drafts
+from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.query.engine import Explorer
-from explorer.ui import drafts
 from explorer.ui.links import Location
 from explorer.ui.results import ranked
 

@@ -79,7 +79,7 @@ def checked(answer):  # the largest score error, the share of rows with a wrong 
 kernels = blas.kernels()
 joins = {}
 if sys.argv[5] == "join":  # the whole self-join of a build's relatives step, both ways
-    from explorer.build.relatives import FLOOR
+    from explorer.features.relatives.stage import FLOOR
     from explorer.index.pairs import NEIGHBOURS, near_pairs
     chosen = blas.numpy_multiplies()
     for name, numpy_products in (("join_faiss_s", False), ("join_product_s", chosen)):

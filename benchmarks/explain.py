@@ -24,8 +24,8 @@ import numpy as np
 from benchmarks.common import QUERIES, save
 from benchmarks.indexes import papers_file, work_dir
 from explorer.build.builder import build
+from explorer.features.explanations.explain import explain_hits
 from explorer.query.engine import Explorer
-from explorer.query.explain import explain_hits
 
 WARM_UP = "a question to warm up the model"
 WARM_UP_HITS = 10

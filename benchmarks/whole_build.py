@@ -3,7 +3,7 @@ sentence-transformers process, on the same N paperlists-ml abstracts, and each s
 
 - product: `explorer build FILE --out DIR --json` (the installed console script) as a child
   process, into a fresh folder: the default build, whose explanations embed the sentences of
-  the papers a page shows when it shows them (query/sentence_vectors.py; their cost per hit:
+  the papers a page shows when it shows them (features/explanations/vectors.py; their cost per hit:
   `benchmarks.run explain`), and `--sentences`, which embeds and stores every sentence's
   vector after the index is usable (the default before; instant explanations). The ONNX export is
   already in the cache (made before the timed runs); what the first-ever export costs is

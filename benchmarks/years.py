@@ -20,8 +20,14 @@ import numpy as np
 
 from benchmarks.common import QUERIES, save, timed
 from benchmarks.indexes import prepare
+from explorer.features.years.spread import (
+    SPREAD_DEPTH,
+    corpus_spread,
+    growth,
+    ranked_with_spread,
+    spread,
+)
 from explorer.query.engine import Explorer
-from explorer.query.years import SPREAD_DEPTH, corpus_spread, growth, ranked_with_spread, spread
 
 TOP_K = 10
 

@@ -20,9 +20,9 @@ import numpy as np
 from benchmarks.common import ROOT, cache_dir
 from explorer.build.builder import build
 from explorer.corpus.sentences import split_sentences
+from explorer.features.explanations.explain import explain_match, explain_pair, shared_terms
 from explorer.index.lexical import lexical_text
 from explorer.query.engine import Explorer
-from explorer.query.explain import explain_match, explain_pair, shared_terms
 
 QUERIES = [
     "detecting forged faces from unseen generators", "graph edit distance learning",

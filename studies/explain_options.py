@@ -35,9 +35,9 @@ from benchmarks.common import QUERIES, ROOT, cache_dir, load_abstracts, machine
 from explorer.build.builder import build
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.corpus.sentences import split_sentences, text_spans
+from explorer.features.explanations.explain import explain_match, explain_pair
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
-from explorer.query.explain import explain_match, explain_pair
 from studies.explain_cost import QUERIES as SEED_QUERIES
 from studies.explain_tables import cases_markdown, report
 

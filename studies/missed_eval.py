@@ -35,9 +35,9 @@ from explorer.errors import UnknownPaperError
 from explorer.eval.evaluate import load_set, machine
 from explorer.eval.metrics import ndcg_at_k, recall_at_k
 from explorer.eval.small import citing_papers
-from explorer.query.drafts import SPLITS, WHOLE, clean_query, split_draft
+from explorer.features.drafts.missed import FUSIONS, MissedOptions, fuse, passage_rankings, ranked_rows
+from explorer.features.drafts.passages import SPLITS, WHOLE, clean_query, split_draft
 from explorer.query.engine import Explorer
-from explorer.query.missed import FUSIONS, MissedOptions, fuse, passage_rankings, ranked_rows
 from studies.cases import cached_vectors, folds, study_parser
 
 MIN_REFERENCES = 4

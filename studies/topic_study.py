@@ -8,8 +8,8 @@ arithmetic mean) and purity (share of papers in their cluster's most common labe
 - primary_area, raw and folded, over the papers that have one;
 - venue, over `--mixed` papers drawn at random (seed `--seed`) from the whole index.
 Methods, each with its fit cost (CPU seconds of this process, and wall seconds):
-- `today k-means (fine)`: the map's topics as shipped (build/maps.py `_cluster`, 40 here);
-- `areas, ...`: the broad level's two candidates for build/topics.py `group_topics`, at
+- `today k-means (fine)`: the map's topics as shipped (features/topics/stage.py `_cluster`, 40 here);
+- `areas, ...`: the broad level's two candidates for features/topics/stage_names.py `group_topics`, at
   several area counts (the middle one is `area_count`'s): k-means of the fine topics'
   centres weighted by their sizes, and Ward's linkage of the centres;
 - `k-means at the area count`: k-means straight on the papers, as many clusters as areas;
@@ -37,8 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from explorer.artifacts.store import load_artifacts
-from explorer.build import maps, topics
 from explorer.eval.evaluate import machine
+from explorer.features.topics import stage as maps
+from explorer.features.topics import stage_names as topics
 
 ROMAN = re.compile(r"\s+(?:I{1,3}|IV|V|VI{0,3})$")
 SEED = 0

@@ -5,7 +5,7 @@ letters and digits kept), from a different venue or year, whose embedded texts d
 of identical text are merged by the corpus step and never listed). A title is generic when all
 its words are front-matter words (FRONT_MATTER: "Preface", "Workshops and Tutorials", "Plenary
 and Keynote Talks") or when more than two papers carry it. Titles are then hidden: the pairs are
-found by the product's own build-time self-join (build/relatives.py `compute_relatives`) over
+found by the product's own build-time self-join (features/relatives/stage.py `compute_relatives`) over
 the vectors of an index of the whole corpus (no title used; the papers' vectors are re-used,
 not re-embedded, rows matched to corpus records by text hash).
 
@@ -33,11 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build.relatives import FLOOR, compute_relatives
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.eval.evaluate import machine
+from explorer.features.relatives.query import DEFAULT_THRESHOLD
+from explorer.features.relatives.stage import FLOOR, compute_relatives
 from explorer.query.engine import Explorer
-from explorer.query.twins import DEFAULT_THRESHOLD
 
 FRONT_MATTER = frozenset(
     "preface foreword editorial front matter proceedings contents index welcome message "

@@ -12,9 +12,10 @@ import pytest
 
 from explorer.features.collections import ui as saved
 from explorer.features.collections.records import MAX_NAME_CHARS
-from explorer.query.drafts import MAX_DRAFT_BYTES
+from explorer.features.drafts import ui as drafts
+from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS
-from explorer.ui import drafts, page
+from explorer.ui import page
 from tests.app_fixtures import SCREENSHOTS, small_index, streamlit_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.browser

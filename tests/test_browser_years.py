@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.features.years.spread import corpus_spread
 from explorer.query.engine import Explorer, Filters
-from explorer.query.years import corpus_spread
 from tests.app_fixtures import streamlit_server
 from tests.test_browser import CARDS, open_page, shot
 from tests.years_fixtures import years_index  # noqa: F401 (a fixture)

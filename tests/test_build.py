@@ -261,7 +261,7 @@ def test_older_manifests_with_sha256_checksums_still_load_and_catch_damage(index
 
 
 def test_sentence_vectors_are_checked_when_first_used_and_survive_a_rebuild(index_copy: Path):
-    from explorer.query.explain import explain_match
+    from explorer.features.explanations.explain import explain_match
 
     entry = _manifest(index_copy)["files"]["sentence_vectors"]
     path = index_copy / entry["name"]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from explorer.cli import main as cli
+from explorer.features.explanations.explain import explain_match, explain_pair, shared_terms
 from explorer.query.engine import Explorer
-from explorer.query.explain import explain_match, explain_pair, shared_terms
 
 QUERY = "spotting manipulated or synthesized faces produced by unseen forgery generators"
 

@@ -22,16 +22,17 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.features.collections.records import MAX_NAME_CHARS
 from explorer.features.collections.store import Collections
+from explorer.features.drafts import ui as drafts
+from explorer.features.drafts.passages import MAX_DRAFT_BYTES
+from explorer.features.explanations.explain import explain_hits
+from explorer.features.explanations.ui import lights
+from explorer.features.topics.ui_map import MAX_POINTS, map_figure
 from explorer.query import suggest
-from explorer.query.drafts import MAX_DRAFT_BYTES
 from explorer.query.engine import BATCHED_QUESTION_CHARS, MAX_QUESTION_CHARS, Explorer, cut_question
-from explorer.query.explain import explain_hits
-from explorer.ui import drafts
 from explorer.ui.links import MAX_MARKED, Location
-from explorer.ui.map_figure import MAX_POINTS, map_figure
 from explorer.ui.page import opened
 from explorer.ui.public import public_facets
-from explorer.ui.results import embed, lights, ranked
+from explorer.ui.results import embed, ranked
 from tests.app_fixtures import APP, ROOT, small_index  # noqa: F401 (small_index is a fixture)
 
 QUESTION = "can diagonal state space layers follow non-commutative group operations"

@@ -29,9 +29,9 @@ from explorer.corpus.references import read_references
 from explorer.corpus.sentences import split_sentences
 from explorer.corpus.titles import derive_title
 from explorer.errors import CorpusError, DraftError
+from explorer.features.drafts.passages import clean_query, read_draft, split_draft
+from explorer.features.explanations.explain import shared_terms
 from explorer.index.lexical import Tokenizer, lexical_text
-from explorer.query.drafts import clean_query, read_draft, split_draft
-from explorer.query.explain import shared_terms
 from explorer.ui.links import decode
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, rich_markdown

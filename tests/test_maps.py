@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.build import maps
+from explorer.features.topics import stage as maps
 
 
 def _clustered(count_per_cluster: int, clusters: int, dimension: int = 24) -> tuple:

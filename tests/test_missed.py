@@ -1,4 +1,4 @@
-"""What did I miss (explorer/query/missed.py) against the real seeds index and model: related
+"""What did I miss (explorer/features/drafts/missed.py) against the real seeds index and model: related
 seed papers a reference list lacks come back, cited ones (and their duplicates) never do, each
 passage finds its own related work, many threads get what one gets, bad input gets clear
 errors. The CLI verbs: test_missed_cli.py; the app page: test_missed_app.py."""
@@ -14,10 +14,10 @@ import pytest
 from explorer.build.builder import build
 from explorer.corpus.references import read_references
 from explorer.errors import DraftError, UnknownPaperError
-from explorer.query.cited import cited_from_references, folded_abstract
-from explorer.query.drafts import MAX_DRAFT_BYTES, MAX_PASSAGES, check_draft, read_draft
+from explorer.features.drafts.cited import cited_from_references, folded_abstract
+from explorer.features.drafts.missed import MissedOptions, missed
+from explorer.features.drafts.passages import MAX_DRAFT_BYTES, MAX_PASSAGES, check_draft, read_draft
 from explorer.query.engine import Explorer
-from explorer.query.missed import MissedOptions, missed
 from explorer.ui.export import to_bibtex
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 

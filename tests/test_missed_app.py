@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.features.collections.store import Collections
-from explorer.ui.drafts import SAVED, UPLOAD
+from explorer.features.drafts.ui import SAVED, UPLOAD
 from tests.app_fixtures import APP
 from tests.markdown_check import live_markup
 from tests.test_missed_cli import DRAFT, SEED_GED, SEED_SSM, ZOTERO

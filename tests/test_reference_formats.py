@@ -14,7 +14,7 @@ import pytest
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.corpus.references import read_references
 from explorer.errors import CorpusError
-from explorer.query.cited import cited_from_references
+from explorer.features.drafts.cited import cited_from_references
 
 WOS = """FN Clarivate Analytics Web of Science
 VR 1.0

@@ -14,10 +14,10 @@ import pytest
 
 from explorer.build.builder import build
 from explorer.corpus.sentences import split_sentences, text_spans
+from explorer.features.explanations.explain import explain_hits, explain_match
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.model.export import EXPORT_VERSION, META_FILE, TOKEN_STATES, export_folder, load_meta
 from explorer.query.engine import Explorer
-from explorer.query.explain import explain_hits, explain_match
 from tests.conftest import SEEDS, same_text_cosine
 from tests.paraphrases import PARAPHRASES
 
@@ -273,10 +273,10 @@ def test_a_page_of_hits_embeds_its_sentences_in_one_run_and_keeps_them(
 
 def test_a_page_draws_its_first_card_after_embedding_only_that_papers_sentences(
         few_seeds: Path, tmp_path: Path, monkeypatch):
-    """The app's cards (ui.results.lit): the first hit's sentences in a run of their own, so
-    its card is drawn at once, then the other hits' in one run; the same highlights as the
+    """The app's cards (features.explanations.ui.lit): the first hit's sentences in a run of their
+    own, so its card is drawn at once, then the other hits' in one run; the same highlights as the
     library's explain_hits; a second view embeds nothing."""
-    from explorer.ui.results import lit
+    from explorer.features.explanations.ui import lit
 
     out = tmp_path / "bare"
     build([few_seeds], out, "default", sentences=False)
@@ -296,8 +296,8 @@ def test_a_page_draws_its_first_card_after_embedding_only_that_papers_sentences(
 
 
 def test_sentences_kept_are_bounded_and_stored_ones_are_never_embedded():
-    """Plumbing of query/sentence_vectors.py with a stand-in model (counts what it embeds)."""
-    from explorer.query.sentence_vectors import SentenceVectors
+    """Plumbing of features/explanations/vectors.py with a stand-in model (counts what it embeds)."""
+    from explorer.features.explanations.vectors import SentenceVectors
 
     first, second, third = (f"This is the {word} sentence of an abstract." for word in
                             ("first", "second", "third"))

@@ -268,8 +268,8 @@ def test_title_study_scores_every_method_and_keeps_the_seed_judgements(seeds_exp
 
 def test_missed_eval_scores_what_missed_returns(tiny_acm: Path, seeds_index: Path,
                                                 seeds_explorer: Explorer, tmp_path: Path):
-    from explorer.query.drafts import split_draft
-    from explorer.query.missed import MissedOptions, missed
+    from explorer.features.drafts.missed import MissedOptions, missed
+    from explorer.features.drafts.passages import split_draft
 
     output = tmp_path / "missed.json"
     summary = missed_eval.main([*study_args(tiny_acm, seeds_index, tmp_path),

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build import maps
 from explorer.build.builder import build
 from explorer.cli.main import main
 from explorer.errors import UnknownTopicError
+from explorer.features.topics import stage as maps
+from explorer.features.topics.table import AREA, TOPIC, TopicTable, growth_line
 from explorer.query.engine import Explorer
-from explorer.query.topics import AREA, TOPIC, TopicTable, growth_line
 from tests.conftest import SEEDS
 
 NEW_PAPERS = [
@@ -114,7 +114,7 @@ def test_the_cli_json_is_what_the_library_says(capsys, seeds_index: Path,
 
 
 def test_the_topic_page_shows_what_the_library_says(seeds_explorer: Explorer):
-    from explorer.ui.topics import topic_page
+    from explorer.features.topics.ui import topic_page
 
     area = seeds_explorer.topics(AREA)[0]
     page = topic_page(seeds_explorer, area.topic_id, top_k=7)
@@ -145,8 +145,8 @@ HOSTILE = ('<img src=x onerror="alert(1)"> **bold** [link](javascript:alert(2)) 
 def test_hostile_text_stays_inert_in_names(tmp_path: Path):
     """Names of a built index are words (no markup characters survive); labels an old or
     foreign map may hold are escaped for Markdown and for Plotly."""
-    from explorer.ui.map_figure import map_figure
-    from explorer.ui.topics import heading_markdown, map_zoom, name_markdown, phrases_markdown
+    from explorer.features.topics.ui import heading_markdown, map_zoom, name_markdown, phrases_markdown
+    from explorer.features.topics.ui_map import map_figure
 
     corpus = tmp_path / "hostile.jsonl"
     records = [{"id": f"h{i}", "title": f"Script alert onerror study {i}",
@@ -197,8 +197,8 @@ def _as_before(folder: Path) -> dict:
 
 
 def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: Path):
+    from explorer.features.topics.ui import corpus_figure
     from explorer.ui.links import Location
-    from explorer.ui.results import corpus_figure
 
     old = _as_before(index_copy)
     explorer = Explorer.open(index_copy)

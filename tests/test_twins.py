@@ -13,14 +13,10 @@ import numpy as np
 import pytest
 
 from explorer.build.builder import build
-from explorer.build.relatives import FLOOR
 from explorer.cli.main import main
 from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError, ThresholdError
-from explorer.index.dense import EXACT, VectorIndex
-from explorer.index.pairs import Pairs, near_pairs
-from explorer.query.engine import Explorer
-from explorer.query.twins import (
+from explorer.features.relatives.query import (
     DEFAULT_THRESHOLD,
     check_threshold,
     pair_count,
@@ -28,6 +24,10 @@ from explorer.query.twins import (
     sentence_pairs,
     twins,
 )
+from explorer.features.relatives.stage import FLOOR
+from explorer.index.dense import EXACT, VectorIndex
+from explorer.index.pairs import Pairs, near_pairs
+from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
 
 EDITED = "edited-copy"
@@ -213,7 +213,7 @@ def test_the_twins_page_says_how_close_the_closest_pair_comes_when_none_is_liste
         seeds_explorer: Explorer, near_copy, monkeypatch):
     """On the seeds no pair reaches the default threshold: the page names the closest pair
     stored (the brute-force best above the floor), or says none reaches the floor."""
-    from explorer.ui.twins import EMPTY_FLOOR, empty_markdown
+    from explorer.features.relatives.ui import EMPTY_FLOOR, empty_markdown
     from tests.test_app import run_app
 
     assert pair_count(seeds_explorer) == 0

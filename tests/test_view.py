@@ -10,11 +10,12 @@ import pytest
 
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
+from explorer.features.explanations.ui import lifted, terms_note
+from explorer.features.topics.ui import corpus_figure
+from explorer.features.topics.ui_map import clicked_paper_id, map_figure, shown_rows
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.ranking.calibration import PAPERS, QUESTIONS
-from explorer.ui import page
 from explorer.ui.links import Location
-from explorer.ui.map_figure import clicked_paper_id, map_figure, shown_rows
 from explorer.ui.page import (
     build_key,
     fit_to_corpus,
@@ -29,7 +30,7 @@ from explorer.ui.page import (
     year_range,
 )
 from explorer.ui.public import corpus_root, public_message, public_paper, safe_url, source_names
-from explorer.ui.results import Memo, corpus_figure, ranked
+from explorer.ui.results import Memo, ranked
 from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
 from explorer.ui.trail import go_to, push, step_label, step_of
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
@@ -287,12 +288,12 @@ def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
         return Hit(rank, score, None, Paper(paper_id, "t", False, "a"), compared_with=QUESTIONS)
 
     hits = [hit(1, 0.50, "a"), hit(2, 0.30, "b"), hit(3, 0.40, "c"), hit(4, 0.35, "d")]
-    assert page.lifted(hits) == {"b"}
+    assert lifted(hits) == {"b"}
     bm25 = [dataclasses.replace(h, compared_with=None) for h in hits]  # lexical mode: BM25
-    assert page.lifted(bm25) == set()
-    assert page.terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
-    assert "shared words" in page.terms_note([], True) and page.terms_note([]) == ""
-    assert page.terms_note(["*x*"]) == "shared terms: *\\*x\\**"  # corpus words stay text
+    assert lifted(bm25) == set()
+    assert terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
+    assert "shared words" in terms_note([], True) and terms_note([]) == ""
+    assert terms_note(["*x*"]) == "shared terms: *\\*x\\**"  # corpus words stay text
     # On the real seeds: every lifted hit of the default ranking shares words with the
     # question or comes from the feedback pass (the blend without the pass and no shared
     # word cannot lift a paper over a higher cosine).
@@ -300,5 +301,5 @@ def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
     for question in ("fine-tuning a model on its own domain", "language models that reason"):
         plain = ex.search(question, 10, feedback=False)
         for h in plain:
-            if h.paper_id in page.lifted(plain):
+            if h.paper_id in lifted(plain):
                 assert ex.lexical.scores(question)[ex.row(h.paper_id)] > 0

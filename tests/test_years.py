@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from explorer.cli.main import main
-from explorer.query.engine import Explorer, Filters
-from explorer.query.years import (
+from explorer.features.years import ui as ui_years
+from explorer.features.years.spread import (
     LIKE_CORPUS,
     MORE_RECENT,
     OLDER,
@@ -28,7 +28,7 @@ from explorer.query.years import (
     spread,
     year_of,
 )
-from explorer.ui import years as ui_years
+from explorer.query.engine import Explorer, Filters
 from explorer.ui.links import Location
 from explorer.ui.page import NO_MATCH
 from explorer.ui.public import public_facets
@@ -235,7 +235,7 @@ def test_a_topic_page_shows_its_papers_years_and_whether_it_is_recent(years_inde
                                                                       monkeypatch):
     """Issue 14: a topic page shows how its papers spread over the years and whether the topic
     is more recent than the corpus: the counts are its papers' years, the trend is theirs."""
-    from explorer.ui.topics import topic_years
+    from explorer.features.topics.ui import topic_years
     from tests.test_app import run_app
 
     topic = max(sample.topics("topic"), key=lambda t: len(sample.topic_papers(t.topic_id)))

@@ -20,8 +20,8 @@ REQUIRED = (PAPERS, INDEX, EXTRAS)
 SENTENCE_TABLE = "sentence_table"  # (m, 3) int32: paper row, start, end of each sentence
 SENTENCE_VECTORS = "sentence_vectors"  # (m, d) float16, in table order
 TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedded text
-# Close relatives (build/relatives.py): pairs of rows (k, 2) int32 and their cosines (k,) float32,
-# best first; the extras key RELATIVES records how they were found (floor, neighbours).
+# Close relatives (features/relatives/stage.py): pairs of rows (k, 2) int32 and their cosines
+# (k,) float32, best first; the extras key RELATIVES records how they were found (floor, neighbours).
 RELATIVE_ROWS, RELATIVE_SCORES, RELATIVES = "relative_rows", "relative_scores", "relatives"
 LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, vocabulary
 # Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like

@@ -35,21 +35,21 @@ from explorer.artifacts.store import (
     write_artifacts,
     writing,
 )
-from explorer.build import relatives
 from explorer.build.checkpoint import BLOCK, Checkpoint
 from explorer.build.embedding import LazyEmbedder, Progress
-from explorer.build.maps import compute_map, import_in_background, update_map
 from explorer.build.report import BuildReport, Stopwatch
-from explorer.build.sentences import (
+from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
+from explorer.corpus.sentences import SPLITTER_VERSION
+from explorer.errors import CorpusError, ExplorerError
+from explorer.features.explanations.stage import (
     EXACT_SENTENCES,
     KINDS,
     POOLED_SENTENCES,
     embed_papers,
     sentence_arrays,
 )
-from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
-from explorer.corpus.sentences import SPLITTER_VERSION
-from explorer.errors import CorpusError, ExplorerError
+from explorer.features.relatives import stage as relatives
+from explorer.features.topics.stage import compute_map, import_in_background, update_map
 from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
@@ -85,9 +85,9 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
     `sentences` also stores one vector per abstract sentence (for explanations): True (or
     "exact") embeds each sentence on its own after the papers; the index is written without
     them first, usable at once (`on_usable(seconds)` is called then), and again with them.
-    "pooled" takes them from the papers' own pass instead (build/sentences.py: no second run,
+    "pooled" takes them from the papers' own pass instead (features/explanations/stage.py: no second run,
     measured as not as good). False stores none: a paper's sentences are embedded the first
-    time it is explained (query/sentence_vectors.py). None (the default): as the folder's last
+    time it is explained (features/explanations/vectors.py). None (the default): as the folder's last
     build did, else none.
     One build writes a folder at a time: another waits up to `wait` seconds for it to finish
     (then goes on, usually to find the index up to date), else stops with ExplorerError.
@@ -255,7 +255,8 @@ def _map(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None) -
 
 def _relatives(index: VectorIndex, hashes: np.ndarray, previous: _Previous | None
                ) -> dict[str, np.ndarray]:
-    """The close pairs (build/relatives.py), updated from the previous build's when it has them."""
+    """The close pairs (features/relatives/stage.py), updated from the previous build's when it
+    has them."""
     if previous is None:
         return relatives.to_arrays(relatives.compute_relatives(index, hashes))
     stored, found_with = relatives.from_arrays(previous.arrays, previous.extras,

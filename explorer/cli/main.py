@@ -11,17 +11,17 @@ from pathlib import Path
 
 from explorer.build.builder import AUTO, LOCK_WAIT
 from explorer.cli.evaluation import add_eval
-from explorer.cli.missed import add_missed
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
 from explorer.cli.terminal import safe_json, safe_text
-from explorer.cli.topics import add_topics
-from explorer.cli.twins import add_twins
-from explorer.cli.years import add_by_year, year_lines, years_record
-from explorer.cli.years import ranked as ranked_by_year
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.features.collections.cli import add_collection, liked_papers
+from explorer.features.drafts.cli import add_missed
+from explorer.features.relatives.cli import add_twins
+from explorer.features.topics.cli import add_topics
+from explorer.features.years.cli import add_by_year, year_lines, years_record
+from explorer.features.years.cli import ranked as ranked_by_year
 from explorer.index.dense import INDEX_TYPES
 from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
@@ -292,10 +292,11 @@ def _batch_lines(source: str) -> Iterator[str]:
 
 
 def _with_explanations(explorer, hits, args, text: str) -> list[dict]:
-    """Hits as dicts; with --explain each carries an "explanation" (see explorer.query.explain)."""
+    """Hits as dicts; with --explain each carries an "explanation" (see
+    explorer.features.explanations.explain)."""
     records = [h.to_dict() for h in hits]
     if args.explain:
-        from explorer.query.explain import explain_hits
+        from explorer.features.explanations.explain import explain_hits
 
         reasons = explain_hits(explorer, hits, **(
             {"query": text} if args.verb == "search" else {"paper_id": text}))
@@ -309,7 +310,7 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
     if as_json:
         print(safe_json(hits if years is None else {"results": hits, "years": years}, indent=2))
         return
-    from explorer.query.explain import explanation_lines
+    from explorer.features.explanations.explain import explanation_lines
 
     if not hits:
         print("No results.")

@@ -30,7 +30,7 @@ def cited_from_file(path: str, settings: Settings, explorer, *, name_missing: bo
     """The CitedSet of reference list `path` against `explorer`'s papers; its summary on
     stderr, and (`name_missing`) the first entries the index lacks."""
     from explorer.corpus.references import read_references
-    from explorer.query.cited import cited_from_references
+    from explorer.features.drafts.cited import cited_from_references
 
     data = read_input(path, settings.max_file_bytes, "reference list")
     references = read_references(data, Path(path).name, settings.max_file_bytes)

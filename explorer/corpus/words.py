@@ -1,9 +1,10 @@
 """Words that say nothing about what a paper is about: the stop words of corpus text.
 
-`STOP_WORDS` is the one list behind the shared terms of an explanation (query/explain.py) and
-the key terms of the map's topics (build/maps.py). The BM25 channel (index/lexical.py) keeps
-bm25s's short English list on purpose: every index records it in its manifest, and another
-list would change the tokens that existing indexes store.
+`STOP_WORDS` is the one list behind the shared terms of an explanation
+(features/explanations/explain.py) and the key terms of the map's topics
+(features/topics/stage.py). The BM25 channel (index/lexical.py) keeps bm25s's short English list
+on purpose: every index records it in its manifest, and another list would change the tokens
+that existing indexes store.
 """
 
 from __future__ import annotations

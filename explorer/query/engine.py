@@ -26,6 +26,8 @@ from explorer.artifacts.store import Artifacts, load_artifacts, read_manifest, r
 from explorer.batching import IN_PROGRESS, Batcher
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
+from explorer.features.explanations.vectors import Sentences, SentenceVectors
+from explorer.features.topics.table import Topic, TopicTable
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.index.pairs import Pairs
 from explorer.model.embedder import (
@@ -38,9 +40,7 @@ from explorer.model.embedder import (
 )
 from explorer.query.compatible import comparable_model
 from explorer.query.hits import Hit
-from explorer.query.sentence_vectors import Sentences, SentenceVectors
 from explorer.query.suggest import PaperRows
-from explorer.query.topics import Topic, TopicTable
 from explorer.ranking.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
 from explorer.ranking.channels import (
     Channel,
@@ -416,7 +416,7 @@ class Explorer:
 
     @property
     def topic_table(self) -> TopicTable:
-        """The stored topics (query/topics.py), read on first use; empty without a map."""
+        """The stored topics (features/topics/table.py), read on first use; empty without a map."""
         if self._topics is None:
             with self._topics_lock:
                 if self._topics is None:
@@ -438,8 +438,8 @@ class Explorer:
 
     @property
     def stored_relatives(self) -> tuple[Pairs, float] | None:
-        """The close pairs stored at build time (build/relatives.py) and the lowest cosine
-        stored; None for an index built before them (query/twins.py reads this)."""
+        """The close pairs stored at build time (features/relatives/stage.py) and the lowest cosine
+        stored; None for an index built before them (features/relatives/query.py reads this)."""
         arrays, found = self.artifacts.arrays, self.artifacts.extras.get(RELATIVES)
         if RELATIVE_ROWS not in arrays or RELATIVE_SCORES not in arrays or not isinstance(
                 found, dict) or not isinstance(found.get("floor"), (int, float)):

@@ -33,7 +33,7 @@ MAX_ID_CHARS = 300
 MAX_YEAR = 9999
 _YEARS = re.compile(r"([0-9]{1,4})?(?:-([0-9]{1,4})?)?")  # ASCII digits: '²'.isdigit() is True
 _COUNT = re.compile(r"[0-9]+")
-_TOPIC = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})?")  # "2", "2.3": query/topics.py ids
+_TOPIC = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})?")  # "2", "2.3": features/topics/table.py ids
 
 
 @dataclass(frozen=True)

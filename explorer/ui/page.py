@@ -19,12 +19,9 @@ from explorer.query.hits import Hit
 from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
 from explorer.ui.public import public_path
-from explorer.ui.text import escape_markdown, plain, rich_markdown
+from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import PaperLookup
 
-# Without stored sentence vectors, the hits of a page that get highlights (their sentences
-# embedded in one model run the first time, ~24 ms a paper on two cores: benchmarks/explain.py).
-ON_DEMAND_EXPLANATIONS = 20
 FAILED = ("This page could not be shown because of an internal error (the server's log has the "
           "details). Try again, or start over from the search box.")
 ACTION_FAILED = ("That did not work because of an internal error (the server's log has the "
@@ -32,9 +29,6 @@ ACTION_FAILED = ("That did not work because of an internal error (the server's l
 NOT_WRITTEN = ("That could not be saved: the server cannot write its files ({reason}); what was "
                "saved before is unchanged. Tell whoever runs this server (a full disk, or a "
                "folder it may not write to).")
-ON_DEMAND_NOTE = ("Only the first {count} results are highlighted: this index stores no sentence "
-                  "vectors, so each highlighted paper's sentences are embedded when it is shown. "
-                  "To store them: `{command} --sentences`")
 SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
               "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
@@ -137,13 +131,6 @@ def with_filters(location: Location, facets: Mapping[str, Sequence], venues: Seq
                    year_max=year_max, top_k=top_k)
 
 
-# -- what the pages say ---------------------------------------------------------------------
-def explained_count(count: int, stored: bool) -> int:
-    """How many of `count` hits get sentence highlights: all when the index stores sentence
-    vectors (`stored`); else the first ON_DEMAND_EXPLANATIONS, whose sentences are embedded."""
-    return count if stored else min(count, ON_DEMAND_EXPLANATIONS)
-
-
 def title_markdown(paper: Paper) -> str:
     """A paper's title in bold (its LaTeX rendered), badged when derived from the abstract."""
     badge = " :gray-badge[derived title]" if paper.title_is_derived else ""
@@ -153,40 +140,6 @@ def title_markdown(paper: Paper) -> str:
 def facts_markdown(paper: Paper, extra: Sequence[str] = ()) -> str:
     """A paper's facts (`meta_parts`, escaped) and the Markdown notes `extra`, for a caption."""
     return " · ".join([escape_markdown(part) for part in meta_parts(paper)] + [e for e in extra if e])
-
-
-def snippet_markdown(paper: Paper, spans: Sequence[tuple[int, int]]) -> str:
-    """The first highlighted span of the abstract alone, highlighted ("" for none)."""
-    if not spans:
-        return ""
-    start, end = spans[0]
-    return rich_markdown(paper.abstract[start:end], [(0, end - start)])
-
-
-def highlighted_note(query: str) -> str:
-    return f"Highlighted: the sentences closest to “{escape_markdown(plain(query, 80))}”."
-
-
-def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
-    """The caption naming the terms a hit shares with the question or paper ("" for none).
-    `lifted` (see `lifted`): the hit sits above a higher cosine, so the caption says why."""
-    words = escape_markdown(", ".join(terms[:5]))
-    if lifted:
-        return (f"above higher cosines for the words it shares: *{words}*" if terms
-                else "above higher cosines: the ranking also weighs shared words (stemmed) and, "
-                "on corpora of 1,000 papers or more, closeness to the top results")
-    return f"shared terms: *{words}*" if terms else ""
-
-
-def lifted(hits: Sequence[Hit]) -> set[str]:
-    """Ids of the hits ranked above a hit with a higher cosine (the fused ranking weighs the
-    shared words, and the feedback pass the best results, besides the cosine shown)."""
-    out, best_below = set(), float("-inf")
-    for hit in reversed(hits):
-        if hit.compared_with is not None and hit.score < best_below:
-            out.add(hit.paper_id)
-        best_below = max(best_below, hit.score)
-    return out
 
 
 def example_questions(corpus_map: Mapping[str, Any] | None, count: int = 4) -> list[str]:

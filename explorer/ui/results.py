@@ -1,5 +1,6 @@
 """What the app's pages show, computed without Streamlit and remembered across reruns: the
-ranking a location asks for (under a hashable key) and the highlights of its hits.
+ranking a location asks for (under a hashable key), and the memos of its hits' highlights
+(features/explanations/ui.py).
 
 The memos are per Explorer (a rebuilt index is a new Explorer: nothing stale is served, and
 nothing here keeps an old one alive) and safe to share between the app's sessions; question
@@ -13,23 +14,18 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
-import plotly.graph_objects as go
 
+from explorer.features.years.spread import SPREAD_DEPTH, corpus_spread
 from explorer.query.engine import Explorer, Filters, Hit, cut_question
-from explorer.query.explain import explain_match, explain_pair
-from explorer.query.years import SPREAD_DEPTH, corpus_spread
 from explorer.ranking.options import QueryOptions
 from explorer.ui.links import Location
-from explorer.ui.map_figure import map_figure
-from explorer.ui.page import explained_count, model_key
+from explorer.ui.page import model_key
 from explorer.ui.public import narrowing, public_facets
-from explorer.ui.topics import known_topic, map_zoom
 
-Lights = tuple[list[tuple[int, int]], list[str]]  # spans of an abstract to highlight, shared terms
 NO_FILTERS = ((), (), None, None)
 T = TypeVar("T")
 
@@ -61,7 +57,8 @@ _MEMOS: weakref.WeakKeyDictionary[Explorer, dict[str, Memo]] = weakref.WeakKeyDi
 _MEMOS_LOCK = threading.Lock()
 
 
-def _memo(explorer: Explorer, kind: str) -> Memo:
+def memo(explorer: Explorer, kind: str) -> Memo:
+    """The Explorer's memo of `kind`: "hits" (rankings) or "lights" (highlights)."""
     with _MEMOS_LOCK:
         memos = _MEMOS.setdefault(explorer, {"hits": Memo(512), "lights": Memo(4096)})
     return memos[kind]
@@ -95,7 +92,7 @@ def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: i
 
 def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,
          narrow: bool = True) -> list[Hit]:
-    """The best max(top_k, SPREAD_DEPTH) hits of `ranked`'s ranking (query/years.py: hybrid
+    """The best max(top_k, SPREAD_DEPTH) hits of `ranked`'s ranking (features/years/spread.py: hybrid
     ranks that many anyway), remembered; `top_k` 0 is the location's. In a corpus without
     years (no chart to count for) only `top_k`: the deeper ranking would cost for nothing."""
     depth = top_k or location.top_k
@@ -112,7 +109,7 @@ def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int
             return explorer.similar(subject[0], options=options)
         return explorer.recommend(*subject, options=options)
 
-    return _memo(explorer, "hits").get((verb, subject, options), rank)
+    return memo(explorer, "hits").get((verb, subject, options), rank)
 
 
 def _bounded(verb: str, subject: tuple) -> tuple:
@@ -124,49 +121,3 @@ def _bounded(verb: str, subject: tuple) -> tuple:
     return subject
 
 
-def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "",
-           top_k: int = 2) -> Lights:
-    """The `top_k` sentences of a paper closest to `text` and the terms they share; or, given
-    `other_id`, its one sentence closest to a sentence of that paper and their shared terms
-    (an index without sentence vectors embeds the paper's sentences the first time)."""
-    text = cut_question(text)
-
-    def explain() -> Lights:
-        if other_id:
-            pair = explain_pair(explorer, other_id, paper_id, top_k=1)
-            return [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs], list(pair.shared_terms)
-        match = explain_match(explorer, embed(explorer, text), paper_id, top_k=top_k, query=text)
-        return [(s.start, s.end) for s in match.sentences], list(match.shared_terms)
-
-    return _memo(explorer, "lights").get((paper_id, text, other_id, top_k), explain)
-
-
-def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = "", top_k: int = 2,
-        explained: bool = True) -> Iterator[Lights]:
-    """`lights` of each paper or hit, computed as it is asked for (as its card is drawn);
-    without stored sentence vectors only the first ON_DEMAND_EXPLANATIONS get any (none when
-    not `explained`), their sentences embedded in two model runs: the first card's, so that
-    it is drawn at once, then the rest's (a page's ~70 sentences took 0.2-0.7 s on two cores)."""
-    count = explained_count(len(papers), explorer.has_sentence_vectors) if explained else 0
-    ids = [item.paper_id for item in papers[:count]]
-    runs = {} if explorer.has_sentence_vectors else {0: ids[:1], 1: ids[1:]}  # before card 0, 1
-    others = [other_id] if other_id else []  # (kept sentences are not embedded again)
-    for number, item in enumerate(papers):
-        if runs.get(number):
-            explorer.sentences_of(runs[number] + others)
-        yield lights(explorer, item.paper_id, text, other_id, top_k) if number < count else ([], [])
-
-
-def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
-    """The map of the corpus with the location's open paper and its 10 nearest papers (over
-    the whole corpus) marked; None when the index stores no map."""
-    if explorer.corpus_map is None:
-        return None
-    open_row, neighbours = None, []
-    if location.paper_id:
-        open_row = explorer.row(location.paper_id)
-        nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
-        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
-    zoom = known_topic(explorer.topic_table, location.topic)
-    labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
-    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours, labels, ranges)

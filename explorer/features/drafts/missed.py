@@ -19,10 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from explorer.query.cited import Identities
-from explorer.query.drafts import MAX_PASSAGES, SPLITS, Passage, Split, clean_query, split_draft
+from explorer.features.drafts.cited import Identities
+from explorer.features.drafts.passages import (
+    MAX_PASSAGES,
+    SPLITS,
+    Passage,
+    Split,
+    clean_query,
+    split_draft,
+)
+from explorer.features.explanations.explain import SentenceMatch
 from explorer.query.engine import Explorer
-from explorer.query.explain import SentenceMatch
 from explorer.query.hits import Hit
 from explorer.ranking.calibration import PAPERS, UNPLACED
 from explorer.ranking.fusion import LEXICAL, rocchio, svm_scores

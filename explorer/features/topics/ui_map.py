@@ -1,6 +1,6 @@
 """The corpus map as a Plotly figure: the stored 2-D layout, coloured by topic, labelled.
 
-Positions and topics come from the index (computed at build time by explorer.build.maps, read
+Positions and topics come from the index (computed at build time by explorer.features.topics.stage, read
 through Explorer.corpus_map); nothing is computed here but the figure. Hover text is
 HTML-escaped: Plotly reads a few tags in labels.
 """
@@ -30,7 +30,7 @@ def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row:
 
     `corpus_map` as Explorer.corpus_map (one x, y, topic per paper of `papers`); the rows are
     positions in `papers`. Topics are coloured by their broad area when the map has areas.
-    `labels`: the annotations to show (ui/topics.py map_zoom; default one per topic), `ranges`
+    `labels`: the annotations to show (features/topics/ui.py map_zoom; default one per topic), `ranges`
     the axes' {"x": [lo, hi], "y": [lo, hi]} (default: the whole map)."""
     x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
     topic = np.asarray(corpus_map["topic"])

@@ -1,8 +1,8 @@
 """The corpus's topics as a reader asks for them: the broad areas and the finer topics inside
 each, a topic's papers (most central first), its key phrases and its neighbours.
 
-Everything is read from the map the build stored (build/maps.py, build/topics.py); nothing is
-computed on the query path but lookups and one sort per topic, done once. Topic ids are
+Everything is read from the map the build stored (features/topics/stage.py and stage_names.py);
+nothing is computed on the query path but lookups and one sort per topic, done once. Topic ids are
 strings: an area is "3", its second finer topic "3.2". An index built before the two levels has
 one level only: topics "1".."k" with the labels it was built with, and no areas.
 """

@@ -1,5 +1,5 @@
 """Close relatives in the app: the corpus-wide list of the closest pairs (?view=twins) and the
-"Close relatives" part of a paper's page, computed without Streamlit (query/twins.py) and
+"Close relatives" part of a paper's page, computed without Streamlit (features/relatives/query.py) and
 rendered as safe Markdown: every sentence and title is corpus text, escaped by ui/text.py.
 """
 
@@ -8,9 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.corpus.papers import Paper
+from explorer.features.explanations.ui import ON_DEMAND_EXPLANATIONS
+from explorer.features.relatives.query import (
+    DEFAULT_THRESHOLD,
+    pair_count,
+    relatives,
+    sentence_pairs,
+    twins,
+)
 from explorer.query.engine import Explorer
-from explorer.query.twins import DEFAULT_THRESHOLD, pair_count, relatives, sentence_pairs, twins
-from explorer.ui.page import ON_DEMAND_EXPLANATIONS, meta_parts
+from explorer.ui.page import meta_parts
 from explorer.ui.results import Memo
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 

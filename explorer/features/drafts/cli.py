@@ -1,5 +1,5 @@
 """`explorer missed --draft FILE [--bib FILE | --collection NAME]`: the corpus papers most
-related to a draft that its cited set lacks (explorer/query/missed.py)."""
+related to a draft that its cited set lacks (explorer/features/drafts/missed.py)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def add_missed(commands) -> None:
 def _missed(args: argparse.Namespace, settings: Settings, parser) -> int:
     from explorer.cli.references import cited_from_file, read_input
     from explorer.features.collections.cli import liked_papers
-    from explorer.query.drafts import MAX_DRAFT_BYTES, read_draft
+    from explorer.features.drafts.missed import missed
+    from explorer.features.drafts.passages import MAX_DRAFT_BYTES, read_draft
     from explorer.query.engine import Explorer
-    from explorer.query.missed import missed
 
     name = "stdin" if args.draft == "-" else Path(args.draft).name
     draft = read_draft(read_input(args.draft, MAX_DRAFT_BYTES, "draft"), f"draft {name}")

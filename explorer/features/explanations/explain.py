@@ -1,7 +1,7 @@
 """Why a paper matched: its best sentences for a query, or sentence pairs tying two papers.
 
 Computed from each paper's sentence vectors: stored by a build with --sentences, else embedded
-the first time a paper is explained and kept (query/sentence_vectors.py); `explain_hits` embeds
+the first time a paper is explained and kept (features/explanations/vectors.py); `explain_hits` embeds
 the sentences of all its hits in one model run.
 """
 

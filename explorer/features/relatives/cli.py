@@ -1,5 +1,5 @@
 """`explorer twins [--threshold T] [--top N] [--paper ID] [--json]`: close relatives, papers so
-alike they may be one work in two versions or concurrent work (explorer/query/twins.py)."""
+alike they may be one work in two versions or concurrent work (explorer/features/relatives/query.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 
 from explorer.cli.support import positive_int
 from explorer.cli.terminal import safe_json, safe_text
-from explorer.query.twins import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
+from explorer.features.relatives.query import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
 ON_DEMAND = 20  # without stored sentence vectors, pairs explained (their sentences embedded)
@@ -35,8 +35,14 @@ def add_twins(commands) -> None:
 
 
 def _twins(args: argparse.Namespace, settings: Settings, parser) -> int:
+    from explorer.features.relatives.query import (
+        check_threshold,
+        check_top_k,
+        pair_count,
+        relatives,
+        twins,
+    )
     from explorer.query.engine import Explorer
-    from explorer.query.twins import check_threshold, check_top_k, pair_count, relatives, twins
 
     check_threshold(args.threshold)  # a bad number fails before the index loads
     check_top_k(args.top)
@@ -79,7 +85,7 @@ def _twins(args: argparse.Namespace, settings: Settings, parser) -> int:
 def _explained(explorer, paper_id: str, other_id: str, record: dict, number: int) -> dict:
     """`record` with the sentence pairs that tie the two papers (the `number`th listed; past
     ON_DEMAND none, when the index stores no sentence vectors)."""
-    from explorer.query.twins import sentence_pairs
+    from explorer.features.relatives.query import sentence_pairs
 
     if number >= ON_DEMAND and not explorer.has_sentence_vectors:
         return {**record, "sentence_pairs": [], "shared_terms": []}

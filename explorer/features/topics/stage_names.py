@@ -4,7 +4,7 @@ broad areas, each topic and area named by a short phrase.
 Names are class-based TF-IDF over phrases (BERTopic's c-TF-IDF, with phrases of one to three
 content words as the terms and a paper counted once per phrase): the phrase most of a topic's
 papers use and few others do. Topics and areas keep the order of their ids; `describe` returns
-the JSON the map stores (build/maps.py).
+the JSON the map stores (features/topics/stage.py).
 """
 
 from __future__ import annotations

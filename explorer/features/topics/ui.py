@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import plotly.graph_objects as go
 
 from explorer.errors import UnknownTopicError
+from explorer.features.topics.table import AREA, Topic, TopicTable
+from explorer.features.topics.ui_map import map_figure
+from explorer.features.years.spread import Growth, YearSpread, corpus_spread, growth, spread
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
-from explorer.query.topics import AREA, Topic, TopicTable
-from explorer.query.years import Growth, YearSpread, corpus_spread, growth, spread
+from explorer.ui.links import Location
+from explorer.ui.results import ranked
 from explorer.ui.text import escape_markdown, plain
 
 PAPERS_SHOWN = 20
@@ -86,7 +90,7 @@ def phrases_markdown(topic: Topic) -> str:
 
 @dataclass(frozen=True)
 class Page:
-    """What a topic page shows: the topic, the report (query/topics.py TopicTable.report),
+    """What a topic page shows: the topic, the report (features/topics/table.py TopicTable.report),
     its parent, neighbours and children as topics, its papers as cards."""
 
     topic: Topic
@@ -110,7 +114,7 @@ def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> 
 
 def topic_years(explorer: Explorer, topic_id: str) -> tuple[YearSpread, Growth | None] | None:
     """The years of all the topic's papers and whether it is more recent than the corpus
-    (query/years.py: the same measure as a ranking's); None when none of them has a year."""
+    (features/years/spread.py: the same measure as a ranking's); None when none of them has a year."""
     years = spread(explorer.topic_papers(topic_id), "papers of this topic")
     if not years.counts:
         return None
@@ -154,3 +158,18 @@ def _box(x: np.ndarray, y: np.ndarray) -> dict:
         pad = max(float(high - low) * 0.1, 1e-3)
         box[axis] = [float(low) - pad, float(high) + pad]
     return box
+
+
+def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
+    """The map of the corpus with the location's open paper and its 10 nearest papers (over
+    the whole corpus) marked; None when the index stores no map."""
+    if explorer.corpus_map is None:
+        return None
+    open_row, neighbours = None, []
+    if location.paper_id:
+        open_row = explorer.row(location.paper_id)
+        nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
+        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
+    zoom = known_topic(explorer.topic_table, location.topic)
+    labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
+    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours, labels, ranges)

@@ -1,4 +1,4 @@
-"""The years chart beside a ranking's results: its papers per year (query/years.py), and
+"""The years chart beside a ranking's results: its papers per year (features/years/spread.py), and
 how a click on a bar and the sidebar's year slider agree.
 
 What the chart counts is the pool the results are cut from (results.pool: the top
@@ -16,8 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from explorer.query.engine import Explorer
-from explorer.query.years import (
+from explorer.features.years.spread import (
     Growth,
     YearSpread,
     corpus_spread,
@@ -26,6 +25,7 @@ from explorer.query.years import (
     spread,
     year_of,
 )
+from explorer.query.engine import Explorer
 from explorer.ui.links import Location
 from explorer.ui.page import with_filters, year_range
 from explorer.ui.results import pool

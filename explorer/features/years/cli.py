@@ -1,5 +1,5 @@
 """`--by-year` of search, similar and recommend: papers per year of the ranking's top
-SPREAD_DEPTH, counted from the same ranking the results come from (query/years.py)."""
+SPREAD_DEPTH, counted from the same ranking the results come from (features/years/spread.py)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from explorer.query.engine import Explorer, Hit
-from explorer.query.years import (
+from explorer.features.years.spread import (
     SPREAD_DEPTH,
     YearSpread,
     corpus_spread,
     growth,
     ranked_with_spread,
 )
+from explorer.query.engine import Explorer, Hit
 
 BAR_WIDTH = 40  # characters of the longest bar
 

@@ -4,7 +4,7 @@
 An update keeps the pairs of the papers it kept (by text hash), drops those of papers it
 removed, and searches only the new papers against the whole index: the same pairs as a fresh
 join unless some paper has more than NEIGHBOURS partners above FLOOR (then a fresh join may
-keep another choice of them). The query step (query/twins.py) reads the pairs and FLOOR from
+keep another choice of them). The query step (features/relatives/query.py) reads the pairs and FLOOR from
 what this module writes; thresholds below FLOOR cannot be answered from them.
 """
 
@@ -18,9 +18,9 @@ from explorer.artifacts.layout import RELATIVE_ROWS, RELATIVE_SCORES, RELATIVES
 from explorer.index.dense import VectorIndex
 from explorer.index.pairs import NEIGHBOURS, Pairs, merge, near_pairs, renumber
 
-# The lowest cosine stored: below query/twins.py's default threshold (studies/DECISIONS.md 13),
-# so `explorer twins --threshold` can go lower without a rebuild. On the 92k paperlists-ml
-# index, 0.80 keeps about 0.4 pairs per paper.
+# The lowest cosine stored: below features/relatives/query.py's default threshold
+# (studies/DECISIONS.md 13), so `explorer twins --threshold` can go lower without a rebuild. On
+# the 92k paperlists-ml index, 0.80 keeps about 0.4 pairs per paper.
 FLOOR = 0.80
 VERSION = 1  # of the join's rules: stored pairs of another version are joined afresh
 

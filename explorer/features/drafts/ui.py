@@ -16,10 +16,10 @@ from explorer.corpus.references import KINDS, read_references
 from explorer.errors import DraftError, ExplorerError
 from explorer.features.collections.records import split_known
 from explorer.features.collections.store import Collections
-from explorer.query.cited import CitedSet, cited_from_references
-from explorer.query.drafts import MAX_DRAFT_BYTES, Passage, read_draft
+from explorer.features.drafts.cited import CitedSet, cited_from_references
+from explorer.features.drafts.missed import Missed, MissedPaper, missed
+from explorer.features.drafts.passages import MAX_DRAFT_BYTES, Passage, read_draft
 from explorer.query.engine import Explorer
-from explorer.query.missed import Missed, MissedPaper, missed
 from explorer.ui.public import public_message
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 

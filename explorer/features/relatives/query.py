@@ -1,8 +1,8 @@
 """Close relatives: papers so similar they may be one work in two versions (a workshop and a
 conference paper, a submission that reappears elsewhere) or concurrent work on one idea.
 
-The pairs are found at build time (build/relatives.py, a self-join of the index above a floor
-cosine) and read here; the sentence pairs that tie two papers come from query/explain.py
+The pairs are found at build time (features/relatives/stage.py, a self-join of the index above a floor
+cosine) and read here; the sentence pairs that tie two papers come from features/explanations/explain.py
 (stored sentence vectors, or the two papers' sentences embedded on demand). An index built
 before relatives were stored gives a paper's relatives on demand (one search of that paper)
 and refuses the corpus-wide list with the command that rebuilds it (its vectors are reused).
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, ThresholdError
+from explorer.features.explanations.explain import PairExplanation, explain_pair
 from explorer.index.pairs import NEIGHBOURS, Pairs, near_pairs
 from explorer.query.engine import Explorer
-from explorer.query.explain import PairExplanation, explain_pair
 
 # The default cosine above which two papers are called close relatives: the highest that finds
 # 90% of the 43 paperlists-ml works seen twice of one half (by title hash); the other 25, held

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.build.topics import describe, refresh
 from explorer.corpus.papers import Paper
+from explorer.features.topics.stage_names import describe, refresh
 
 TSNE_LIMIT = 5000  # above this many papers t-SNE runs on a sample of this size
 # t-SNE iterations, 250 of them early exaggeration (scikit-learn's default is 1000): on 5,000
@@ -34,8 +34,8 @@ def compute_map(papers: Sequence[Paper], vectors: np.ndarray) -> dict:
 
     Returns {"x": [n], "y": [n], "topic": [n], "closeness": [n], "topics": [{"id", "label",
     "terms", "size", "area", "neighbours"}], "areas": [{"id", "label", "terms", "size",
-    "topics"}], "method": str} (build/topics.py: two levels of named topics); empty lists for
-    an empty corpus.
+    "topics"}], "method": str} (features/topics/stage_names.py: two levels of named topics);
+    empty lists for an empty corpus.
     """
     count = len(papers)
     if count < 3:

@@ -1,0 +1,1 @@
+"""Explanations: why a hit matched (sentence vectors, best sentences, shared terms, highlights)."""
