@@ -1,7 +1,7 @@
 """Build time, peak memory and index size; adding 100 papers to a built index.
 
 Each measurement runs in a fresh child process that reports its own wall time and peak RSS.
-- build N: `explorer.build.build` of N paperlists-ml abstracts (embedding included, no
+- build N: `explorer.ingest.build` of N paperlists-ml abstracts (embedding included, no
   sentence vectors) beside the plain baseline: `SentenceTransformer.encode` fp32,
   `faiss.IndexFlatIP`, `faiss.write_index`, papers written as JSON lines.
 - build N, vectors given: a whole build of the large corpus whose vectors were embedded before
@@ -83,7 +83,7 @@ def _child(task: str, target: str) -> dict:
 def _product_build(inputs: list[Path], out: Path, fresh: bool = True) -> int:
     from explorer.artifacts.layout import INDEX
     from explorer.artifacts.store import read_manifest
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
 
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
@@ -115,7 +115,7 @@ def _build_from_vectors(task: str, size: int) -> int:
     import numpy as np
 
     from explorer.artifacts.store import load_artifacts
-    from explorer.build.checkpoint import Checkpoint
+    from explorer.ingest.checkpoint import Checkpoint
     from explorer.model.embedder import Embedder, resolve_model
 
     prepared = load_artifacts(work_dir() / f"index-{size}-auto")

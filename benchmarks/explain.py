@@ -23,8 +23,8 @@ import numpy as np
 
 from benchmarks.common import QUERIES, save
 from benchmarks.indexes import papers_file, work_dir
-from explorer.build.builder import build
 from explorer.features.explanations.explain import explain_hits
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 
 WARM_UP = "a question to warm up the model"

@@ -16,10 +16,10 @@ import numpy as np
 
 from benchmarks.common import cache_dir, load_abstracts
 from explorer.artifacts.store import load_artifacts
-from explorer.build.builder import build
-from explorer.build.checkpoint import Checkpoint
 from explorer.corpus.papers import read_corpus
 from explorer.errors import ExplorerError
+from explorer.ingest.checkpoint import Checkpoint
+from explorer.ingest.run import build
 from explorer.model.embedder import Embedder, resolve_model
 
 

@@ -144,7 +144,7 @@ def _report(index: Path, args, warm: dict, single: dict, many: dict) -> None:
 
 def seeds_index() -> Path:
     """The seeds' index, brought up to date (incremental: unchanged papers cost nothing)."""
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
 
     out = cache_dir() / "bench" / "seeds-load"
     build([ROOT / "seeds"], out, "default")

@@ -17,9 +17,9 @@ from pathlib import Path
 from benchmarks.common import cache_dir, save
 from benchmarks.indexes import _refuse
 from benchmarks.quantised import CANDIDATES, candidate
-from explorer.build.builder import build
-from explorer.build.checkpoint import Checkpoint
 from explorer.eval.evaluate import TOP_K, evaluate, find_corpus, load_set
+from explorer.ingest.checkpoint import Checkpoint
+from explorer.ingest.run import build
 from explorer.model.embedder import AUTO, TORCH, Embedder, resolve_model
 from explorer.query.engine import Explorer
 

@@ -21,7 +21,7 @@ import numpy as np
 from benchmarks.common import QUERIES, ROOT, plain_model, plain_top, save, settle, timed
 from benchmarks.indexes import prepare, work_dir
 from explorer.artifacts.layout import INDEX
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 
 TOP_K = 10

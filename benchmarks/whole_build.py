@@ -16,7 +16,7 @@ sentence-transformers process, on the same N paperlists-ml abstracts, and each s
   `--rounds`; each side's best round counts (the machine is shared: the least disturbed round is
   the fairest) and every round's ratio is listed. Seconds are each child's whole run, from
   process start to exit (interpreter, imports and model load included); peak_mb its peak RSS.
-- stages: the best product run's seconds per build stage (explorer/build/report.py STAGES),
+- stages: the best product run's seconds per build stage (explorer/ingest/report.py STAGES),
   from `--json` ('start': the rest of the process: interpreter, imports, exit); papers_per_s
   is abstracts over the 'papers' stage; warning_lines counts the product's stderr lines that
   mention a Warning (none is the target: quiet output).
@@ -113,8 +113,8 @@ def _export_row() -> dict:
 
 def _given_row(size: int) -> dict:
     """A build of `size` papers whose vectors are resumed from a staged checkpoint."""
-    from explorer.build.checkpoint import Checkpoint
     from explorer.corpus.papers import read_corpus
+    from explorer.ingest.checkpoint import Checkpoint
     from explorer.model.embedder import Embedder, resolve_model
 
     source = papers_file(size)

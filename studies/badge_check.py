@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.common import ROOT
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, strength

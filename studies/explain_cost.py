@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import ROOT, cache_dir
-from explorer.build.builder import build
 from explorer.corpus.sentences import split_sentences
 from explorer.features.explanations.explain import explain_match, explain_pair, shared_terms
 from explorer.index.lexical import lexical_text
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 
 QUERIES = [

@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import QUERIES, ROOT, cache_dir, load_abstracts, machine
-from explorer.build.builder import build
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.corpus.sentences import split_sentences, text_spans
 from explorer.features.explanations.explain import explain_match, explain_pair
+from explorer.ingest.run import build
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
 from studies.explain_cost import QUERIES as SEED_QUERIES

@@ -3,7 +3,7 @@ again (they took 46 minutes on the shared 2 cores).
 
 The pool's original records are written as a corpus (every record whose id names a pool paper,
 so duplicates merge as they did); the cached vectors are handed to `explorer build` as the
-checkpoint of an interrupted build (explorer/build/checkpoint.py), after a sample of them is
+checkpoint of an interrupted build (explorer/ingest/checkpoint.py), after a sample of them is
 checked to equal what the model gives today; the build reuses them and does the rest (BM25,
 map, score quantiles; sentence vectors off: the study asks for no explanations).
 
@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import cache_dir
-from explorer.build.builder import build
-from explorer.build.checkpoint import Checkpoint
 from explorer.corpus.papers import read_corpus
 from explorer.eval.evaluate import find_corpus
+from explorer.ingest.checkpoint import Checkpoint
+from explorer.ingest.run import build
 from explorer.model.embedder import Embedder, resolve_model
 from studies.small_cache import load_pool
 

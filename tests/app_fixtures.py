@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build.builder import build
+from explorer.ingest.run import build
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.acm_fixtures import write_tiny_acm
 from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer, Filters
 from explorer.ui.page import FAILED
 from tests.app_fixtures import APP, XSS_ID, small_index, write_small_corpus  # noqa: F401

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from explorer.artifacts.layout import PAIR_QUANTILES, QUESTION_QUANTILES
-from explorer.build import embedding
-from explorer.build.builder import build
+from explorer.ingest import embedding
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ranking import policy
 from explorer.ranking.calibration import (

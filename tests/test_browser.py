@@ -158,7 +158,7 @@ HOSTILE_ABSTRACT = (
 
 @pytest.fixture(scope="module")
 def hostile_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
     from tests.app_fixtures import write_small_corpus
 
     folder = tmp_path_factory.mktemp("hostile-corpus")

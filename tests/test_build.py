@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from explorer.artifacts import store
-from explorer.build.builder import build
 from explorer.errors import CorpusError, IndexInvalidError, IndexMissingError, ModelNotFoundError
+from explorer.ingest.run import build
 from explorer.model.embedder import resolve_model
 from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
@@ -189,7 +189,7 @@ def test_a_damaged_index_is_rebuilt_by_the_next_build(index_copy: Path):
 
 def test_an_interrupted_build_resumes_where_it_stopped(tmp_path: Path, monkeypatch):
     """Blocks embedded before a crash are kept; the next build embeds only the rest."""
-    from explorer.build import builder as build_module
+    from explorer.ingest import run as build_module
     from explorer.model.embedder import Embedder
 
     monkeypatch.setattr(build_module, "BLOCK", 30)
@@ -233,7 +233,7 @@ def test_an_update_reads_no_paper_records_of_the_previous_build(index_copy: Path
 
 def test_an_index_without_stored_text_hashes_is_still_updated(index_copy: Path, tmp_path: Path,
                                                               monkeypatch):
-    import explorer.build.builder as build_module
+    import explorer.ingest.run as build_module
 
     extra = tmp_path / "extra.jsonl"
     extra.write_text(json.dumps(NEW_PAPERS[0]))

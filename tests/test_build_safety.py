@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from explorer import files
 from explorer.artifacts import store
-from explorer.build.builder import build
-from explorer.build.checkpoint import Checkpoint
 from explorer.errors import IndexInvalidError
+from explorer.ingest.checkpoint import Checkpoint
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.conftest import ROOT, SEEDS
 from tests.test_build import NEW_PAPERS
@@ -32,7 +32,7 @@ PAPER = "66489d54e9ae"  # a seeds paper
 BUILD_SCRIPT = """
 import sys
 from pathlib import Path
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from explorer.errors import ExplorerError
 out, wait, *inputs = sys.argv[1:]
 try:
@@ -201,7 +201,7 @@ STUCK_BUILD = """
 import sys, time
 from pathlib import Path
 from explorer.artifacts import store
-from explorer.build.builder import build
+from explorer.ingest.run import build
 real = store.atomic_write
 
 def stuck(path, write):

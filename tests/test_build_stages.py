@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build import report as report_module
-from explorer.build.report import STAGES, BuildReport, Stopwatch
+from explorer.ingest import report as report_module
+from explorer.ingest.report import STAGES, BuildReport, Stopwatch
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"

@@ -164,12 +164,12 @@ def test_build_summary_names_dropped_values_and_the_size_limit_applies(tmp_path:
 
 
 def _build_fails_with(monkeypatch, exc: BaseException) -> None:
-    import explorer.build.builder
+    import explorer.ingest.run
 
     def fail(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(explorer.build.builder, "build", fail)
+    monkeypatch.setattr(explorer.ingest.run, "build", fail)
 
 
 @pytest.mark.parametrize(("exc", "says"), [

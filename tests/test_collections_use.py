@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.build.builder import build
 from explorer.cli.main import main
 from explorer.features.collections.records import file_name
 from explorer.features.collections.store import Collections
 from explorer.features.collections.ui import rename_key
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ui.export import to_bibtex, to_csv
 from explorer.ui.links import decode

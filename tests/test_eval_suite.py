@@ -11,8 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build.builder import build
-from explorer.build.checkpoint import Checkpoint
 from explorer.cli import main as cli
 from explorer.errors import IndexInvalidError
 from explorer.eval.columns import COLUMNS, DEFAULT, PREVIOUS, Corpus, previous_ranker, ranked
@@ -20,6 +18,8 @@ from explorer.eval.evaluate import Query, machine
 from explorer.eval.pool import Pool, load_pool, make_pool, open_pool, pool_folder, with_titles
 from explorer.eval.seeds import read_judgments, score_seeds, target_row
 from explorer.eval.small import queries_by_citing, small_runs, sub_corpora, summarise
+from explorer.ingest.checkpoint import Checkpoint
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ranking.fusion import DENSE, LEXICAL
 from tests.acm_fixtures import CITING, DISTRACTORS, PER_CITING

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from explorer.artifacts.store import read_manifest
-from explorer.build.builder import build
 from explorer.index.dense import EXACT, EXACT_FILTER_SHARE, HNSW, INDEX_TYPES, VectorIndex
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer, Filters
 from tests.test_search import venue_explorer  # noqa: F401 - the fixture, shared
 

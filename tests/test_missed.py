@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build.builder import build
 from explorer.corpus.references import read_references
 from explorer.errors import DraftError, UnknownPaperError
 from explorer.features.drafts.cited import cited_from_references, folded_abstract
 from explorer.features.drafts.missed import MissedOptions, missed
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES, MAX_PASSAGES, check_draft, read_draft
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ui.export import to_bibtex
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS

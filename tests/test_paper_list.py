@@ -119,8 +119,8 @@ def test_ids_are_read_without_parsing_the_records(monkeypatch):
 
 
 def test_an_alias_still_finds_its_paper_and_an_unknown_id_is_refused(tmp_path: Path):
-    from explorer.build.builder import build
     from explorer.errors import UnknownPaperError
+    from explorer.ingest.run import build
 
     text = {"title": "Sand locomotion", "abstract": "Legged robots walking on loose sand."}
     rows = [{"paper_id": "first", **text}, {"paper_id": "second", **text},

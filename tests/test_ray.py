@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from explorer.artifacts.store import load_artifacts
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from tests.conftest import SEEDS, same_text_cosine
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]'")

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build.builder import build
 from explorer.errors import UnknownPaperError
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer, Filters
 from explorer.query.suggest import IdTable, close_ids
 from tests.conftest import SEEDS

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build.builder import build
 from explorer.corpus.sentences import split_sentences, text_spans
 from explorer.features.explanations.explain import explain_hits, explain_match
+from explorer.ingest.run import build
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.model.export import EXPORT_VERSION, META_FILE, TOKEN_STATES, export_folder, load_meta
 from explorer.query.engine import Explorer

@@ -300,7 +300,7 @@ def test_missed_eval_scores_what_missed_returns(tiny_acm: Path, seeds_index: Pat
 
 def test_missed_pool_builds_from_the_cached_vectors(tiny_acm: Path, tmp_path: Path,
                                                     monkeypatch):
-    from explorer.build.embedding import LazyEmbedder
+    from explorer.ingest.embedding import LazyEmbedder
 
     cache = small_cache.main([str(tiny_acm), "--cache", str(tmp_path / "pool")])
     embedded: list[tuple[str, int]] = []
@@ -356,7 +356,7 @@ def test_topic_study_scores_every_method_against_area_and_venue(seeds_index: Pat
 def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):
     """Two versions of one seed under one title (another venue, a sentence cut) are the known
     twin; the study finds it with the product's join and writes its tables and verdicts."""
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
 
     papers = seeds_explorer.papers[:12]
     rows = [{"doc_id": f"s{n}", "title": f"Seed paper {n}", "abstract": p.abstract,

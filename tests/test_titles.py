@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.build import builder
 from explorer.corpus import papers as corpus_papers
 from explorer.corpus import phrases
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.corpus.titles import MAX_WORDS, derive_title
+from explorer.ingest import run as builder
 from explorer.query.engine import Explorer
 from explorer.ui.page import title_markdown
 from studies.title_study import judged

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build.builder import build
 from explorer.cli.main import main
 from explorer.errors import UnknownTopicError
 from explorer.features.topics import stage as maps
 from explorer.features.topics.table import AREA, TOPIC, TopicTable, growth_line
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
 

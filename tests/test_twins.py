@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.build.builder import build
 from explorer.cli.main import main
 from explorer.corpus.sentences import split_sentences
 from explorer.errors import IndexInvalidError, ThresholdError
@@ -27,6 +26,7 @@ from explorer.features.relatives.query import (
 from explorer.features.relatives.stage import FLOOR
 from explorer.index.dense import EXACT, VectorIndex
 from explorer.index.pairs import Pairs, near_pairs
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
 

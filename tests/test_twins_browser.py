@@ -28,7 +28,7 @@ WAIT = 90_000
 
 @pytest.fixture(scope="module")
 def twins_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
 
     corpus = tmp_path_factory.mktemp("twins-corpus")
     shutil.copytree(SEEDS, corpus / "seeds")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.build.builder import build
+from explorer.ingest.run import build
 from tests.conftest import SHARED_DATA
 
 PAPERLISTS = SHARED_DATA / "paperlists-ml" / "corpus.jsonl.gz"

@@ -9,7 +9,6 @@ import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from explorer.build.builder import AUTO, LOCK_WAIT
 from explorer.cli.evaluation import add_eval
 from explorer.cli.models import add_model
 from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
@@ -23,6 +22,7 @@ from explorer.features.topics.cli import add_topics
 from explorer.features.years.cli import add_by_year, year_lines, years_record
 from explorer.features.years.cli import ranked as ranked_by_year
 from explorer.index.dense import INDEX_TYPES
+from explorer.ingest.run import AUTO, LOCK_WAIT
 from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
 from explorer.ranking.fusion import MODES
@@ -174,7 +174,7 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
 
 
 def _build(args, settings: Settings, parser) -> int:
-    from explorer.build.builder import build
+    from explorer.ingest.run import build
 
     bar = Bar()
     out = args.out or settings.index_dir

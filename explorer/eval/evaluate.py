@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build.builder import build
 from explorer.errors import CorpusError, ExplorerError, UnknownPaperError
 from explorer.eval.metrics import METRICS, mean_scores, score_run
 from explorer.files import ReadErrors, read_jsonl
+from explorer.ingest.run import build
 from explorer.model.backends import cpu_flags, cpu_name
 from explorer.model.embedder import BUNDLED_NAMES
 from explorer.query.engine import Explorer

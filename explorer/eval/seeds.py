@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.build.builder import build
 from explorer.corpus.papers import Paper
 from explorer.errors import CorpusError
 from explorer.eval.columns import COLUMNS, TOP_K, Corpus, ranked
@@ -24,6 +23,7 @@ from explorer.eval.evaluate import default_cache
 from explorer.eval.metrics import mrr_at_k
 from explorer.eval.pool import Progress
 from explorer.index.lexical import lexical_text
+from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 
 TOP = 5  # a hit: the target (or the partner) among the first TOP

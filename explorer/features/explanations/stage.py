@@ -16,8 +16,6 @@ import numpy as np
 
 from explorer.artifacts.layout import SENTENCE_TABLE, SENTENCE_VECTORS
 from explorer.artifacts.manifest import Manifest
-from explorer.build.checkpoint import BLOCK
-from explorer.build.embedding import LazyEmbedder
 from explorer.corpus.papers import Paper
 from explorer.corpus.sentences import (
     SPLITTER_VERSION,
@@ -27,6 +25,8 @@ from explorer.corpus.sentences import (
     stack_sentences,
     text_spans,
 )
+from explorer.ingest.checkpoint import BLOCK
+from explorer.ingest.embedding import LazyEmbedder
 
 EXACT_SENTENCES, POOLED_SENTENCES = "exact", "pooled"
 KINDS = (EXACT_SENTENCES, POOLED_SENTENCES)

@@ -35,9 +35,6 @@ from explorer.artifacts.store import (
     write_artifacts,
     writing,
 )
-from explorer.build.checkpoint import BLOCK, Checkpoint
-from explorer.build.embedding import LazyEmbedder, Progress
-from explorer.build.report import BuildReport, Stopwatch
 from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION
 from explorer.errors import CorpusError, ExplorerError
@@ -53,6 +50,9 @@ from explorer.features.topics.stage import compute_map, import_in_background, up
 from explorer.index.dense import EXACT, HNSW, VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.index.lexical import LexicalIndex
+from explorer.ingest.checkpoint import BLOCK, Checkpoint
+from explorer.ingest.embedding import LazyEmbedder, Progress
+from explorer.ingest.report import BuildReport, Stopwatch
 from explorer.model.embedder import ModelSpec, resolve_model
 from explorer.ranking.calibration import kept_question_quantiles, pair_quantiles, question_quantiles
 from explorer.settings import DEFAULT_BATCH_SIZE
