@@ -79,20 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="explorer", description="Semantic search and related papers over abstracts.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_build(commands)
-    for name, target, help_text in (
-        ("search", "query", "papers that answer a question in plain language"),
-        ("similar", "paper_id", "papers most like a given paper"),
-    ):
-        _add_ask(commands, name, target, help_text)
-    _add_recommend(commands)
-    add_missed(commands)
-    add_twins(commands)
-    add_eval(commands)
-    _add_info(commands)
-    add_model(commands)
-    add_collection(commands)
-    add_topics(commands)
+    for add in VERBS:
+        add(commands)
     return parser
 
 
@@ -120,6 +108,14 @@ def _add_build(commands) -> None:
     build.add_argument("--json", action="store_true",
                        help="print the build's report (counts, seconds per stage) as JSON")
     build.set_defaults(run=_build)
+
+
+def _add_search(commands) -> None:
+    _add_ask(commands, "search", "query", "papers that answer a question in plain language")
+
+
+def _add_similar(commands) -> None:
+    _add_ask(commands, "similar", "paper_id", "papers most like a given paper")
 
 
 def _add_ask(commands, name: str, target: str, help_text: str) -> None:
@@ -171,6 +167,12 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--diverse", action="store_true",
                          help="re-rank for variety (MMR) so near-copies do not fill the list")
     add_by_year(command)
+
+
+# The verbs, in the order `explorer --help` lists them: each adds its subcommand (a feature's
+# verb lives in features/<feature>/cli.py; tests/test_layout.py checks that each is here).
+VERBS = (_add_build, _add_search, _add_similar, _add_recommend, add_missed, add_twins, add_eval,
+         _add_info, add_model, add_collection, add_topics)
 
 
 def _build(args, settings: Settings, parser) -> int:

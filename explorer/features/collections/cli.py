@@ -159,7 +159,7 @@ def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
 def _import(args: argparse.Namespace, settings: Settings, parser) -> int:
     """The entries of a reference list that this index has (matched by DOI, arXiv id,
     abstract or title) become a new collection; the others are named."""
-    from explorer.cli.references import cited_from_file
+    from explorer.cli.support import cited_from_file
     from explorer.query.engine import Explorer
 
     explorer = Explorer.open(settings.index_dir, model=settings.query_model)

@@ -37,7 +37,7 @@ def add_missed(commands) -> None:
 
 
 def _missed(args: argparse.Namespace, settings: Settings, parser) -> int:
-    from explorer.cli.references import cited_from_file, read_input
+    from explorer.cli.support import cited_from_file, read_input
     from explorer.features.collections.cli import liked_papers
     from explorer.features.drafts.missed import missed
     from explorer.features.drafts.passages import MAX_DRAFT_BYTES, read_draft
