@@ -1,5 +1,5 @@
 """The app's callbacks run before its script, outside main()'s error handler: each one is
-`reported` (streamlit_app.py), so a failure shows a plain message and logs its traceback on the
+`reported` (explorer/app/kit.py), so a failure shows a plain message and logs its traceback on the
 server instead of Streamlit's error page. And the Marked page as a visitor of a shared server
 sees it (AppTest; test_browser_collections.py drives a real browser)."""
 
@@ -21,6 +21,9 @@ from tests.app_fixtures import APP, small_index  # noqa: F401 (a fixture)
 
 TIMEOUT = 120
 CALLBACKS = ("on_click", "on_change", "on_select")
+# The app's modules: the entry file, explorer/app/ and the features' page modules.
+APP_FILES = [APP, *sorted((APP.parent / "explorer" / "app").glob("*.py")),
+             *sorted((APP.parent / "explorer" / "features").glob("*/page*.py"))]
 
 
 def unreported_callbacks(source: str) -> list[str]:
@@ -48,7 +51,7 @@ def unreported_callbacks(source: str) -> list[str]:
 
 
 def test_every_callback_of_the_app_is_reported():
-    source = APP.read_text(encoding="utf-8")
+    source = "\n".join(path.read_text(encoding="utf-8") for path in APP_FILES)
     assert "@reported" in source and unreported_callbacks(source) == []
     bad = ("def plain(): pass\n@reported\ndef fine(): pass\n"
            "st.button('a', on_click=plain)\nst.button('b', on_click=lambda: fine())\n"

@@ -7,7 +7,15 @@ import urllib.parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.ui.links import MAX_MARKED, MAX_QUESTION_CHARS, MAX_TOP_K, MAX_YEAR, PAGES, decode, encode
+from explorer.ui.links import (
+    MAX_MARKED,
+    MAX_QUESTION_CHARS,
+    MAX_TOP_K,
+    MAX_YEAR,
+    PAGE_NAMES,
+    decode,
+    encode,
+)
 
 KEYS = ["q", "paper", "view", "like", "unlike", "steer", "venue", "source", "year", "k"]
 VALUE = st.one_of(
@@ -21,7 +29,7 @@ PARAMS = st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=8)),
 
 
 def assert_valid(state) -> None:
-    assert state.page in PAGES
+    assert state.page in PAGE_NAMES
     assert state.page != "paper" or state.paper_id
     assert isinstance(state.top_k, int) and 1 <= state.top_k <= MAX_TOP_K
     for year in (state.year_min, state.year_max):

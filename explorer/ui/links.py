@@ -20,7 +20,7 @@ from explorer.query.engine import MAX_QUESTION_CHARS, Filters
 
 ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS = (
     "ask", "paper", "marked", "map", "draft", "topic", "twins")
-PAGES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS)
+PAGE_NAMES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS)
 # the pages a link names with ?view= (the others follow from q and paper); a draft is never in
 # a link (it is the reader's own text): ?view=draft opens the empty page
 VIEWS = (MARKED, MAP, DRAFT, TOPIC, TWINS)
@@ -55,8 +55,8 @@ class Location:
     topic: str | None = None
 
     def __post_init__(self) -> None:
-        if self.page not in PAGES:
-            raise ValueError(f"page must be one of {PAGES}, not {self.page!r}")
+        if self.page not in PAGE_NAMES:
+            raise ValueError(f"page must be one of {PAGE_NAMES}, not {self.page!r}")
         if self.page == PAPER and not self.paper_id:
             raise ValueError("the paper page needs a paper_id")
 

@@ -1,5 +1,6 @@
 """Page logic of the web app that needs no Streamlit: the location a link opens, what the
-pages say (labels, notes, facts of the loaded index) and the keys the app caches under."""
+pages say (notes, facts of the loaded index) and the keys the app caches under (the sidebar's
+labels: the page records, explorer/app/)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from explorer.errors import UnknownPaperError
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
 from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, compared
-from explorer.ui.links import ASK, DRAFT, MAP, MARKED, PAPER, TOPIC, TWINS, Location, decode
+from explorer.ui.links import ASK, PAPER, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -48,11 +49,6 @@ MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material
              "*Less like this*; recommendations from the whole set appear here.")
 STEER = "Steer the recommendations with words (optional)"
 SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and filters."
-# The sidebar's page buttons, in order: page (links.PAGES) -> (label, icon). The paper page has none.
-PAGES = {ASK: ("Ask", ":material/search:"), MARKED: ("Marked ({marked})", ":material/bookmarks:"),
-         MAP: ("Corpus map", ":material/scatter_plot:"), TOPIC: ("Topics", ":material/category:"),
-         DRAFT: ("Check my draft", ":material/fact_check:"),
-         TWINS: ("Close relatives", ":material/join_inner:")}
 
 
 # -- the location a link opens ----------------------------------------------------------------

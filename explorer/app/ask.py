@@ -1,0 +1,47 @@
+"""The Ask page: the start page, and a question's results."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from explorer.app.kit import Page, button, downloads_ui, hits_ui
+from explorer.features.explanations import ui as explanations
+from explorer.features.explanations.ui import lit
+from explorer.features.years.page import years_ui
+from explorer.query.engine import Explorer
+from explorer.ui import page
+from explorer.ui.links import ASK, Location
+from explorer.ui.results import ranked
+from explorer.ui.text import escape_markdown
+
+
+def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    if not location.query:  # the start page
+        st.markdown(page.START)
+        with st.container(horizontal=True):
+            for number, example in enumerate(page.example_questions(explorer.corpus_map)):
+                button(escape_markdown(example), replace(location, page=ASK, query=example),
+                       key=f"example-{number}")
+        return
+    for note in (page.query_note(location.query), explorer.query_note(location.query)):
+        if note:  # the question's own words are quoted: escaped
+            st.info(escape_markdown(note), icon=":material/info:")
+    chart = st.empty()  # the years chart, drawn after the cards (years_ui)
+    hits = ranked(explorer, location, "search", location.query)
+    if not hits:  # the chart still shows the years with matches when a year filter has none
+        years_ui(chart, explorer, location, "search", location.query)
+        st.warning(page.NO_MATCH)
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(page.ASKED.format(count=len(hits)))
+        downloads_ui(hits, root, "paper-explorer-results", "results")
+    explained = explanations.explained_count(len(hits), explorer.has_sentence_vectors)
+    if explained < len(hits):
+        st.caption(explanations.ON_DEMAND_NOTE.format(count=explained, command=hint))
+    hits_ui(location, hits, lit(explorer, hits, location.query), "q")
+    years_ui(chart, explorer, location, "search", location.query)
+
+
+PAGE = Page(ASK, ask_ui, "Ask", ":material/search:")

@@ -1,0 +1,150 @@
+"""The app's frame: the loaded index, the session's location (mirrored in the URL), the sidebar,
+the trail, errors, and the pages (PAGES, in the sidebar's order)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+import streamlit as st
+
+from explorer.app import ask, marked, paper
+from explorer.app.kit import button, go, reported
+from explorer.artifacts.store import read_manifest
+from explorer.errors import ExplorerError
+from explorer.features.drafts import page as drafts_page
+from explorer.features.relatives import page as relatives_page
+from explorer.features.topics import page as topics_page
+from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
+from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.ui import page, public
+from explorer.ui.links import ASK, Location, encode, link
+from explorer.ui.text import escape_markdown
+from explorer.ui.trail import Step, go_to, push, step_label, step_of
+
+TOP_K_CHOICES = [5, 10, 20, 50, 100]
+LOG = logging.getLogger("paper_explorer.app")
+# The pages, in the sidebar's order (the paper page, which has no button, last).
+PAGES = (ask.PAGE, marked.PAGE, topics_page.MAP_PAGE, topics_page.TOPIC_PAGE, drafts_page.PAGE,
+         relatives_page.PAGE, paper.PAGE)
+
+
+# -- loading --------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner="Loading the model and the index… (the first start on a "
+                   "computer also prepares the model, once: up to half a minute)", max_entries=1)
+def load_explorer(folder: str, build_key: str, model: str | None = None) -> Explorer:
+    """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
+    `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""
+    return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
+
+
+# -- the location: one per session, mirrored in the URL ---------------------------------------------
+def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | None]:
+    """The session's location; on its first run the one the URL names (the widgets set to it),
+    with a notice naming the link's paper ids that the index lacks."""
+    if "location" in st.session_state:
+        return st.session_state.location, None
+    params = {key: st.query_params.get_all(key) for key in st.query_params}
+    location, unknown = page.opened(params, facets, explorer)
+    st.session_state.update(location=location, trail=push((), step_of(location)),
+                            **page.widget_values(facets, location, TOP_K_CHOICES))
+    return location, public.unknown_notice(unknown) if unknown else None
+
+
+@reported
+def on_query() -> None:
+    go(replace(st.session_state.location, page=ASK, query=st.session_state.query_box.strip()))
+
+
+# -- frame: sidebar, trail, run ----------------------------------------------------------------------
+def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location:
+    """Page buttons, filters, the share link and what is loaded; returns `location` with the
+    filters picked here."""
+    with st.sidebar:
+        st.markdown("## :material/library_books: Paper Explorer")
+        for name, label, icon in ((p.name, p.label, p.icon) for p in PAGES if p.label):
+            button(label.format(marked=len(location.like) + len(location.unlike)),
+                   replace(location, page=name), key=f"nav-{name}", icon=icon, width="stretch",
+                   type="primary" if location.page == name else "secondary")
+        location = filters_ui(facets, location)
+        with st.popover("Share this view", icon=":material/link:", width="stretch"):
+            st.code(link(st.context.url or "", location), language=None, wrap_lines=True)
+            st.caption(page.SHARE_NOTE)
+        st.caption(page.index_caption(page.loaded_facts(explorer.manifest)))
+    return location
+
+
+def filters_ui(facets: dict, location: Location) -> Location:
+    """The filter widgets; returns `location` with the filters they hold."""
+    with st.expander("Filters", expanded=location.filters().active()):
+        venues = st.multiselect("Venue", facets["venues"], key="venues") if facets["venues"] else []
+        sources = (st.multiselect("Source file", facets["sources"], key="sources")
+                   if facets["sources"] else [])
+        span = page.year_range(facets)
+        years = st.slider("Years", *span, key="years") if span else None
+        top_k = st.select_slider("Results", TOP_K_CHOICES, key="top_k")
+    return page.with_filters(location, facets, venues, sources, years, top_k)
+
+
+def trail_ui(explorer: Explorer, location: Location, trail: tuple[Step, ...]) -> None:
+    if len(trail) < 2:
+        return
+    with st.container(horizontal=True, gap="small"):
+        st.caption("Trail:")
+        for number, step in enumerate(trail):
+            button(escape_markdown(step_label(explorer, step)), go_to(location, step),
+                   key=f"trail-{number}", type="primary" if step == step_of(location) else "secondary",
+                   icon=":material/search:" if step[0] == "q" else ":material/article:")
+
+
+def error_ui(exc: ExplorerError, folder: str) -> None:
+    message, commands = public.error_text(exc, folder)
+    st.error(message)
+    for command in commands:
+        st.code(command, language="bash")
+
+
+def skip_repl_check() -> None:
+    """Streamlit asks once per process, at the first element, whether it runs in a Python REPL
+    (to warn that an app needs `streamlit run`), with inspect.stack(), which maps every loaded
+    module to its file: 0.2-0.3 s of the first page here (faiss, scipy and OpenVINO are
+    loaded by then). The app only runs under `streamlit run`, so the question is settled."""
+    import streamlit.delta_generator as generator  # private: if renamed, the check just runs
+
+    generator._use_warning_has_been_displayed = True
+
+
+def run() -> None:
+    """Draw the page of this session's location (streamlit_app.py runs it on every rerun)."""
+    skip_repl_check()
+    st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
+    if failed := st.session_state.pop("action_error", None):  # from a callback (`reported`)
+        st.error(failed, icon=":material/error:")
+    folder = DEFAULT_INDEX_DIR
+    try:
+        settings = Settings.from_env()
+        folder = str(settings.index_dir)
+        app_ui(folder, settings.query_model)
+    except ExplorerError as exc:  # e.g. no index, or a paper that a rebuilt index no longer has
+        error_ui(exc, folder)
+    except Exception:  # anything else: a plain message here, the traceback in the server log
+        LOG.exception("page failed for index %s", folder)
+        st.error(page.FAILED)
+
+
+def app_ui(folder: str, model: str | None = None) -> None:
+    explorer = load_explorer(folder, page.build_key(read_manifest(Path(folder))), model)
+    facets = public.public_facets(explorer)
+    location, notice = session_location(explorer, facets)
+    location = sidebar_ui(explorer, location, facets)
+    st.session_state.location = location  # with the filters picked in the sidebar
+    if notice:
+        st.warning(notice)
+    st.text_input("Ask a question", key="query_box", on_change=on_query, icon=":material/search:",
+                  placeholder=page.PLACEHOLDER, label_visibility="collapsed",
+                  max_chars=MAX_QUESTION_CHARS)  # a pasted abstract fits; query_note: the rest
+    trail_ui(explorer, location, st.session_state.trail)
+    st.query_params.from_dict(encode(location))
+    show = {shown.name: shown.show for shown in PAGES}[location.page]
+    show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))
