@@ -11,6 +11,7 @@ from explorer.ui.links import (
     DEFAULT_TOP_K,
     MAX_QUESTION_CHARS,
     MAX_TOP_K,
+    RELATIVES,
     Location,
     decode,
     encode,
@@ -78,6 +79,13 @@ def test_single_values_and_lists_are_both_read():
 ])
 def test_odd_links_fall_back_to_sensible_views(params, expected):
     assert decode(params) == expected
+
+
+def test_an_older_link_to_the_twins_view_opens_the_relatives_page():
+    """`?view=twins` (the page's name before issue 30) opens the relatives page, whose own link
+    says `?view=relatives`."""
+    assert decode({"view": "twins", "k": "20"}) == Location(page=RELATIVES, top_k=20)
+    assert encode(Location(page=RELATIVES)) == {"view": ["relatives"]}
 
 
 def test_very_long_text_in_a_link_is_cut():

@@ -9,8 +9,8 @@ import streamlit as st
 from explorer.app.kit import Page, button, downloads_ui, hits_ui, mark_buttons_ui
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import lit
-from explorer.features.relatives import ui as twins
-from explorer.features.relatives.page import relatives_ui
+from explorer.features.relatives import ui as relatives
+from explorer.features.relatives.page import relatives_part
 from explorer.features.topics import ui as topics
 from explorer.features.years.page import years_ui
 from explorer.query.engine import Explorer
@@ -40,7 +40,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
                    icon=":material/category:", key=f"open-topic-{topic.topic_id}")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
-    relatives_ui(location, twins.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
+    relatives_part(location, relatives.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     chart = st.empty()

@@ -1,7 +1,8 @@
 """Where the user is in the app, and its shareable link: a Location <-> URL query parameters.
 
 A link reopens exactly one location: ``?q=...`` (a question), ``?paper=ID`` (a paper and its
-neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=twins``,
+neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=relatives``
+(``?view=twins``, its older name, opens it too),
 ``?view=topic&topic=2.3`` (a topic; ``?view=topic`` alone lists them; ``?view=map&topic=2``
 zooms the map to one), plus the marked set (``like=ID&like=ID&unlike=ID``), the filters
 (``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
@@ -18,12 +19,13 @@ from urllib.parse import urlencode
 
 from explorer.query.engine import MAX_QUESTION_CHARS, Filters
 
-ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS = (
-    "ask", "paper", "marked", "map", "draft", "topic", "twins")
-PAGE_NAMES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, TWINS)
+ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES = (
+    "ask", "paper", "marked", "map", "draft", "topic", "relatives")
+PAGE_NAMES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES)
 # the pages a link names with ?view= (the others follow from q and paper); a draft is never in
 # a link (it is the reader's own text): ?view=draft opens the empty page
-VIEWS = (MARKED, MAP, DRAFT, TOPIC, TWINS)
+VIEWS = (MARKED, MAP, DRAFT, TOPIC, RELATIVES)
+OLD_VIEWS = {"twins": RELATIVES}  # names a view had in older links, still opened
 WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
 WITH_TOPIC = (TOPIC, MAP)  # the pages that show a topic (the map: zoomed to it)
 DEFAULT_TOP_K = 10
@@ -117,7 +119,7 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
 
     paper_id = last("paper")
     paper_id = paper_id if 0 < len(paper_id) <= MAX_ID_CHARS else None
-    view = last("view")
+    view = OLD_VIEWS.get(last("view"), last("view"))
     if view in VIEWS:
         page = view
     else:

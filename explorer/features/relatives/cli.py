@@ -1,4 +1,4 @@
-"""`explorer twins [--threshold T] [--top N] [--paper ID] [--json]`: close relatives, papers so
+"""`explorer relatives [--threshold T] [--top N] [--paper ID] [--json]`: close relatives, papers so
 alike they may be one work in two versions or concurrent work (explorer/features/relatives/query.py)."""
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ ON_DEMAND = 20  # without stored sentence vectors, pairs explained (their senten
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
-def add_twins(commands) -> None:
-    """The `twins` verb."""
+def add_relatives(commands) -> None:
+    """The `relatives` verb (`twins`, its older name, too)."""
     command = commands.add_parser(
-        "twins", help="pairs of papers so alike they may be one work, or concurrent work",
+        "relatives", aliases=["twins"],
+        help="pairs of papers so alike they may be one work, or concurrent work",
         description="Rank the corpus's closest pairs of papers (versions of one work, a "
         "submission that reappears elsewhere, concurrent work on one idea), each with the "
         "sentence pairs that tie them; or, with --paper, one paper's close relatives.")
@@ -31,16 +32,16 @@ def add_twins(commands) -> None:
     command.add_argument("--index", help=INDEX_HELP)
     command.add_argument("--model", help="must be the model the index was built with")
     command.add_argument("--json", action="store_true", help="print JSON instead of a list")
-    command.set_defaults(run=_twins)
+    command.set_defaults(run=_relatives)
 
 
-def _twins(args: argparse.Namespace, settings: Settings, parser) -> int:
+def _relatives(args: argparse.Namespace, settings: Settings, parser) -> int:
     from explorer.features.relatives.query import (
         check_threshold,
         check_top_k,
+        closest_pairs,
         pair_count,
         relatives,
-        twins,
     )
     from explorer.query.engine import Explorer
 
@@ -57,7 +58,7 @@ def _twins(args: argparse.Namespace, settings: Settings, parser) -> int:
         else:
             _print_relatives(paper, records, args)
         return 0
-    found = twins(explorer, args.threshold, args.top)
+    found = closest_pairs(explorer, args.threshold, args.top)
     explorer.sentences_of([p.paper_id for t in found[:ON_DEMAND] for p in (t.paper, t.other)])
     records = [_explained(explorer, t.paper.paper_id, t.other.paper_id, t.to_dict(), n)
                for n, t in enumerate(found)]

@@ -41,7 +41,7 @@ class Relative:
 
 
 @dataclass(frozen=True)
-class Twin:
+class RelativePair:
     """A pair of close relatives in the corpus-wide list (`rank` 1 is the closest pair)."""
 
     rank: int
@@ -75,8 +75,8 @@ def check_top_k(top_k: int) -> int:
     return top_k
 
 
-def twins(explorer: Explorer, threshold: float | None = None,
-          top_k: int = DEFAULT_TOP_K) -> list[Twin]:
+def closest_pairs(explorer: Explorer, threshold: float | None = None,
+                  top_k: int = DEFAULT_TOP_K) -> list[RelativePair]:
     """The `top_k` closest pairs of papers in the corpus with cosine >= `threshold`, best
     first; IndexInvalidError (with the rebuild command) for an index without stored pairs."""
     stored = _stored(explorer)
@@ -84,7 +84,7 @@ def twins(explorer: Explorer, threshold: float | None = None,
     pairs = stored[0].above(threshold)
     count = min(check_top_k(top_k), len(pairs))
     papers = explorer.papers
-    return [Twin(rank, papers[int(a)], papers[int(b)], float(score))
+    return [RelativePair(rank, papers[int(a)], papers[int(b)], float(score))
             for rank, ((a, b), score) in enumerate(zip(pairs.rows[:count], pairs.scores[:count]),
                                                     start=1)]
 

@@ -19,7 +19,7 @@ from explorer.index.dense import VectorIndex
 from explorer.index.pairs import NEIGHBOURS, Pairs, merge, near_pairs, renumber
 
 # The lowest cosine stored: below features/relatives/query.py's default threshold
-# (studies/DECISIONS.md 13), so `explorer twins --threshold` can go lower without a rebuild. On
+# (studies/DECISIONS.md 13), so `explorer relatives --threshold` can go lower without a rebuild. On
 # the 92k paperlists-ml index, 0.80 keeps about 0.4 pairs per paper.
 FLOOR = 0.80
 VERSION = 1  # of the join's rules: stored pairs of another version are joined afresh

@@ -1,4 +1,4 @@
-"""Close relatives in the app: the corpus-wide list of the closest pairs (?view=twins) and the
+"""Close relatives in the app: the corpus-wide list of the closest pairs (?view=relatives) and the
 "Close relatives" part of a paper's page, computed without Streamlit (features/relatives/query.py) and
 rendered as safe Markdown: every sentence and title is corpus text, escaped by ui/text.py.
 """
@@ -11,10 +11,10 @@ from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import ON_DEMAND_EXPLANATIONS
 from explorer.features.relatives.query import (
     DEFAULT_THRESHOLD,
+    closest_pairs,
     pair_count,
     relatives,
     sentence_pairs,
-    twins,
 )
 from explorer.query.engine import Explorer
 from explorer.ui.page import meta_parts
@@ -49,9 +49,9 @@ class Shown:
     sentences: tuple[tuple[str, str, float], ...]
 
 
-def corpus_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
+def shown_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
     """The `top_k` closest pairs of the corpus (IndexInvalidError: none stored)."""
-    found = twins(explorer, DEFAULT_THRESHOLD, top_k)
+    found = closest_pairs(explorer, DEFAULT_THRESHOLD, top_k)
     _embed_first(explorer, [paper for t in found for paper in (t.paper, t.other)])
     return [_shown(explorer, t.paper, t.other, t.score, n) for n, t in enumerate(found)]
 
@@ -65,13 +65,13 @@ def paper_relatives(explorer: Explorer, paper_id: str, top_k: int) -> list[Shown
 
 
 def intro_markdown(explorer: Explorer) -> str:
-    """The twins page's caption (IndexInvalidError: no pairs stored)."""
+    """The relatives page's caption (IndexInvalidError: no pairs stored)."""
     return INTRO.format(threshold=DEFAULT_THRESHOLD, count=f"{pair_count(explorer):,}",
                         papers=f"{len(explorer.papers):,}")
 
 
 def empty_markdown(explorer: Explorer) -> str:
-    """What the twins page says when no pair reaches the threshold: how close the closest pair
+    """What the relatives page says when no pair reaches the threshold: how close the closest pair
     stored comes, else that none reaches even the stored floor ("" when there are pairs)."""
     stored = explorer.stored_relatives
     if stored is None or pair_count(explorer):

@@ -89,7 +89,7 @@ def phrases_markdown(topic: Topic) -> str:
 
 
 @dataclass(frozen=True)
-class Page:
+class TopicPage:
     """What a topic page shows: the topic, the report (features/topics/table.py TopicTable.report),
     its parent, neighbours and children as topics, its papers as cards."""
 
@@ -99,7 +99,7 @@ class Page:
     hits: Sequence[Hit]
 
 
-def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> Page:
+def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> TopicPage:
     """The page of `topic_id` (UnknownTopicError when the index has none)."""
     table = explorer.topic_table
     topic = table.topic(topic_id)
@@ -109,7 +109,7 @@ def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> 
                "near": [table.topic(t) for t in topic.neighbours]}
     hits = [Hit(rank=p["rank"], score=p["closeness"], percentile=None,
                 paper=explorer.paper(p["paper_id"])) for p in report["papers"]]
-    return Page(topic, report, related, hits)
+    return TopicPage(topic, report, related, hits)
 
 
 def topic_years(explorer: Explorer, topic_id: str) -> tuple[YearSpread, Growth | None] | None:

@@ -1,8 +1,8 @@
-"""Close relatives in a real headless Chromium: the corpus-wide page (?view=twins) and a paper's
-"Close relatives" part, on the seeds plus two versions of one short abstract (its last
-sentence rewritten) that share a sentence of hostile markup.
+"""Close relatives in a real headless Chromium: the corpus-wide page (?view=relatives, and an
+older link's ?view=twins) and a paper's "Close relatives" part, on the seeds plus two versions
+of one short abstract (its last sentence rewritten) that share a sentence of hostile markup.
 
-Screenshots land in test-output/ (twins-*.png).
+Screenshots land in test-output/ (relatives-*.png).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ WAIT = 90_000
 
 
 @pytest.fixture(scope="module")
-def twins_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+def relatives_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
     from explorer.ingest.run import build
 
-    corpus = tmp_path_factory.mktemp("twins-corpus")
+    corpus = tmp_path_factory.mktemp("relatives-corpus")
     shutil.copytree(SEEDS, corpus / "seeds")
     shared = (f"{HOSTILE} We map graph colouring onto a quantum annealer and solve instances "
               "with up to 500 nodes on current hardware.")
@@ -40,7 +40,7 @@ def twins_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
                 "physical qubits than the usual minor embedding."}]
     (corpus / "extra.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records),
                                         encoding="utf-8")
-    out = tmp_path_factory.mktemp("twins-index")
+    out = tmp_path_factory.mktemp("relatives-index")
     build([corpus], out, "default")
     with streamlit_server(out) as url:
         yield url
@@ -63,34 +63,34 @@ def _inert(page, dialogs: list[str]) -> None:
     assert dialogs == []
 
 
-def test_twins_page_lists_the_near_copy_with_its_sentences(browser, twins_app):
-    url = twins_app
-    page, dialogs = _open(browser, f"{url}/?view=twins")
+def test_relatives_page_lists_the_near_copy_with_its_sentences(browser, relatives_app):
+    url = relatives_app
+    page, dialogs = _open(browser, f"{url}/?view=twins")  # an older link: the same page
     page.get_by_role("heading", name="Close relatives in this corpus").wait_for()
-    first = page.locator("[class*='st-key-twin-all-0']")
+    first = page.locator("[class*='st-key-relative-all-0']")
     # the card's key is on the page before its text (Streamlit fills it in): wait for the text
     playwright_api.expect(first).to_contain_text("cos 0.9", timeout=WAIT)
     first.get_by_text("<b>markup</b>", exact=False).first.wait_for()  # shown as typed
     page.get_by_text(re.compile(r"Pairs this close: [1-9][0-9]*, among 73 papers")).wait_for()
     page.wait_for_timeout(600)
-    page.screenshot(path=str(SCREENSHOTS / "twins-page.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / "relatives-page.png"), full_page=True)
     _inert(page, dialogs)
 
     first.get_by_role("button", name="Open").last.click()  # the near copy's page
     page.get_by_role("heading", name="Close relatives", exact=True).wait_for()
-    part = page.locator("[class*='st-key-twin-rel-0']")
+    part = page.locator("[class*='st-key-relative-rel-0']")
     playwright_api.expect(part).to_contain_text("cos 0.9", timeout=WAIT)
     page.wait_for_timeout(600)
-    page.screenshot(path=str(SCREENSHOTS / "twins-paper-relatives.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / "relatives-paper-part.png"), full_page=True)
     _inert(page, dialogs)
     page.close()
 
 
-def test_sidebar_opens_the_twins_page(browser, twins_app):
-    url = twins_app
+def test_sidebar_opens_the_relatives_page(browser, relatives_app):
+    url = relatives_app
     page, dialogs = _open(browser, url)
     page.get_by_role("button", name="Close relatives").click()
     page.get_by_role("heading", name="Close relatives in this corpus").wait_for()
-    assert "view=twins" in page.url
+    assert "view=relatives" in page.url
     _inert(page, dialogs)
     page.close()

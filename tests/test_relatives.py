@@ -1,5 +1,5 @@
-"""Close relatives (issue 14): the build-time self-join, its incremental update, `twins` and
-`relatives` from the library and the CLI, with the real model and real FAISS indexes."""
+"""Close relatives (issue 14): the build-time self-join, its incremental update, `closest_pairs`
+and `relatives` from the library and the CLI, with the real model and real FAISS indexes."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from explorer.errors import IndexInvalidError, ThresholdError
 from explorer.features.relatives.query import (
     DEFAULT_THRESHOLD,
     check_threshold,
+    closest_pairs,
     pair_count,
     relatives,
     sentence_pairs,
-    twins,
 )
 from explorer.features.relatives.stage import FLOOR
 from explorer.index.dense import EXACT, VectorIndex
@@ -86,7 +86,7 @@ def near_copy(seeds_explorer: Explorer, tmp_path_factory) -> tuple[Path, Path, d
 def test_a_near_copy_is_the_closest_pair_with_the_edited_sentence_paired(near_copy):
     _, out, facts = near_copy
     explorer = Explorer.open(out)
-    top = twins(explorer)[0]
+    top = closest_pairs(explorer)[0]
     assert {top.paper.paper_id, top.other.paper_id} == {facts["original"], EDITED}
     assert top.score > 0.9
     found = relatives(explorer, EDITED)
@@ -144,7 +144,7 @@ def test_an_index_without_stored_pairs(near_copy):
     old = Explorer(dataclasses.replace(artifacts, arrays=arrays, extras=extras))
     assert old.stored_relatives is None
     with pytest.raises(IndexInvalidError, match="explorer build .* --out"):
-        twins(old)
+        closest_pairs(old)
     on_demand = [(r.paper.paper_id, round(r.score, 4)) for r in relatives(old, EDITED)]
     stored = [(r.paper.paper_id, round(r.score, 4)) for r in relatives(explorer, EDITED)]
     assert on_demand == stored and on_demand[0][0] == facts["original"]
@@ -156,7 +156,7 @@ def test_threads_get_the_same_answers(near_copy):
 
     def answer(paper_id: str):
         return ([(r.paper.paper_id, r.score) for r in relatives(explorer, paper_id, FLOOR)],
-                [(t.paper.paper_id, t.other.paper_id) for t in twins(explorer, FLOOR)])
+                [(t.paper.paper_id, t.other.paper_id) for t in closest_pairs(explorer, FLOOR)])
 
     expected = [answer(i) for i in ids]
     with ThreadPoolExecutor(8) as pool:
@@ -167,7 +167,7 @@ def test_threads_get_the_same_answers(near_copy):
 @pytest.mark.parametrize("bad", [float("nan"), 1.5, -0.2, FLOOR - 0.01, float("inf")])
 def test_bad_thresholds_are_refused_with_the_usable_range(seeds_explorer: Explorer, bad):
     with pytest.raises(ThresholdError, match="give a number from"):
-        twins(seeds_explorer, bad)
+        closest_pairs(seeds_explorer, bad)
     with pytest.raises(ThresholdError, match="give a number from"):
         relatives(seeds_explorer, seeds_explorer.papers[0].paper_id, bad)
     assert check_threshold(None) == DEFAULT_THRESHOLD
@@ -181,17 +181,17 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_cli_lists_pairs_with_their_sentences(capsys, near_copy):
     _, out, facts = near_copy
-    code, text, _ = run(capsys, "twins", "--index", str(out))
+    code, text, _ = run(capsys, "relatives", "--index", str(out))
     assert code == 0 and text.splitlines()[0].startswith("1 pair of papers at cos >= 0.86")
     assert f"id {EDITED}" in text and f"id {facts['original']}" in text and "~ 1.00" in text
-    code, text, _ = run(capsys, "twins", "--index", str(out), "--json", "--threshold", "0.8")
+    code, text, _ = run(capsys, "relatives", "--index", str(out), "--json", "--threshold", "0.8")
     records = json.loads(text)
     assert code == 0 and records[0]["rank"] == 1 and len(records[0]["sentence_pairs"]) == 2
     assert {p["paper_id"] for p in records[0]["papers"]} == {EDITED, facts["original"]}
-    code, text, _ = run(capsys, "twins", "--index", str(out), "--paper", EDITED, "--json")
+    code, text, _ = run(capsys, "relatives", "--index", str(out), "--paper", EDITED, "--json")
     found = json.loads(text)
     assert found["paper_id"] == EDITED and found["relatives"][0]["paper_id"] == facts["original"]
-    code, text, _ = run(capsys, "twins", "--index", str(out), "--paper", EDITED)
+    code, text, _ = run(capsys, "twins", "--index", str(out), "--paper", EDITED)  # the old name
     assert code == 0 and "Close relatives of" in text and facts["original"] in text
 
 
@@ -209,7 +209,7 @@ def test_pairs_helpers():
     assert len(pairs.above(0.9)) == 1 and pairs.touching(3)[0].tolist() == [1]
 
 
-def test_the_twins_page_says_how_close_the_closest_pair_comes_when_none_is_listed(
+def test_the_relatives_page_says_how_close_the_closest_pair_comes_when_none_is_listed(
         seeds_explorer: Explorer, near_copy, monkeypatch):
     """On the seeds no pair reaches the default threshold: the page names the closest pair
     stored (the brute-force best above the floor), or says none reaches the floor."""
@@ -224,5 +224,5 @@ def test_the_twins_page_says_how_close_the_closest_pair_comes_when_none_is_liste
     else:
         assert text == EMPTY_FLOOR.format(floor=FLOOR)
     assert empty_markdown(Explorer.open(near_copy[1])) == ""  # a pair is listed: nothing to say
-    app = run_app(seeds_explorer.artifacts.folder, monkeypatch, {"view": "twins"})
+    app = run_app(seeds_explorer.artifacts.folder, monkeypatch, {"view": "relatives"})
     assert not app.exception and [i.value for i in app.info] == [text]
