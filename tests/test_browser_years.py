@@ -80,7 +80,7 @@ def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, ye
     cards = settled_cards(page, 10)
     before = page.locator(CARDS).all_inner_texts()
     shot(page, "years-01-results-and-chart")
-    # drawn after the cards (streamlit_app.ask_ui), shown above them
+    # drawn after the cards (app/ask.py ask_ui), shown above them
     assert page.locator(CHART).bounding_box()["y"] < cards.first.bounding_box()["y"]
 
     years = bar_years(page)
