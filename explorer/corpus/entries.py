@@ -100,7 +100,7 @@ def to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, A
             for name, value in record["fields"]:
                 bag.add(name, value)
         else:
-            bag.add_all(record, KNOWN.union((id_field, abstract_field)))
+            bag.add_all(record, KNOWN, (id_field, abstract_field))
             if isinstance(record.get("fields"), Mapping):  # a paper as this tool writes one
                 bag.add_all(record["fields"])
         if fields := bag.freeze():

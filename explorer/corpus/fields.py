@@ -25,7 +25,7 @@ import functools
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
 Scalar = str | int | float | bool
@@ -77,12 +77,12 @@ class FieldBag:
         self._chars += size - (len(key) + _size(self._fields[key]) if key in self._fields else 0)
         self._fields[key] = kept
 
-    def add_all(self, record: Mapping[str, Any], skip: Iterable[str] = ()) -> None:
-        """Every field of `record` but those in `skip`: scalars and lists of scalars, and one
-        level into objects ("open_access.oa_status")."""
-        skipped = set(skip)
+    def add_all(self, record: Mapping[str, Any], skip: Container[str] = (),
+                also: tuple[str, ...] = ()) -> None:
+        """Every field of `record` but those in `skip` or `also`: scalars and lists of
+        scalars, and one level into objects ("open_access.oa_status")."""
         for name, value in record.items():
-            if name in skipped or not isinstance(name, str):
+            if name in skip or name in also or not isinstance(name, str):
                 continue
             if isinstance(value, Mapping):
                 for member, inner in value.items():
