@@ -83,7 +83,7 @@ def test_paperlists_fields_are_kept(paperlists_sample):
             assert paper.field(name) == (normalise(record[name]) or None), (record["doc_id"], name)
         assert paper.keywords == tuple(normalise(k) for k in record["keywords"] if k.strip())
     iclr = Counter(p.status for p in papers.values() if p.paper_id.startswith("iclr2018:"))
-    assert iclr[REJECTED] == 496 and iclr[WITHDRAWN] == 63  # as the corpus's README counts
+    assert iclr[REJECTED] == 496 and iclr[WITHDRAWN] == 63  # the source says Reject / Withdraw
     findings = next(p for p in papers.values() if p.field("status_given") == "Findings")
     assert findings.status == "Accepted" and findings.venue in ("ACL", "EMNLP", "NAACL")
     assert {p.venue for p in papers.values()} >= {"NeurIPS", "ICLR", "ICML", "CVPR", "IROS"}
