@@ -167,6 +167,17 @@ def test_malformed_notes_are_named_and_the_others_read(tmp_path: Path):
         f"records not read ('authors' is not a list): {path}:3": 1}
 
 
+def test_v2_contents_saved_without_their_notes_are_read(tmp_path: Path):
+    """`json.dump([n.content for n in notes])`: the content alone, each value {"value": x}."""
+    content = v2_note("c1", "ICLR 2025 Spotlight")["content"]
+    path = tmp_path / "contents.json"
+    path.write_text(json.dumps([content]), encoding="utf-8")
+    (paper,) = read_corpus([path]).papers
+    assert (paper.title, paper.venue, paper.year, paper.status) == (
+        "Paper c1", "ICLR", 2025, "Spotlight")
+    assert paper.field("tldr") == "Sparse attention saves memory." and paper.url is None
+
+
 def test_a_forum_id_with_odd_characters_is_quoted_in_the_link(tmp_path: Path):
     paper = read(tmp_path, [v2_note("a&b=c d", "ICLR 2026 Poster")])["a&b=c d"]
     assert paper.url == "https://openreview.net/forum?id=a%26b%3Dc%20d"

@@ -41,13 +41,18 @@ MAX_REPLIES = 200  # replies looked at for a decision
 
 
 def recognises(record: Mapping[str, Any]) -> bool:
-    """A note: a `content` object and one of the envelope's fields."""
-    return isinstance(record.get("content"), Mapping) and any(k in record for k in ENVELOPE)
+    """A note: a `content` object and one of the envelope's fields; or an API v2 note's
+    content alone (a title {"value": ...}: `[n.content for n in notes]` saved)."""
+    if isinstance(record.get("content"), Mapping):
+        return any(k in record for k in ENVELOPE)
+    return _is_value(record.get("title"))
 
 
 def read(note: Mapping[str, Any]) -> Converted:
     """One note as a corpus record; a converted.RecordError when its fields are not a
     note's (a title that is not text, authors that are not a list of names)."""
+    if not isinstance(note.get("content"), Mapping):
+        note = {"content": note}
     content = {name: _value(value) for name, value in note["content"].items()}
     note_id = text(note, "id") or text(note, "forum")
     raw_venue = " ".join(text(content, "venue").split())
@@ -76,6 +81,10 @@ def _value(value: Any) -> Any:
     if isinstance(value, Mapping) and "value" in value:
         return value["value"]
     return value
+
+
+def _is_value(value: Any) -> bool:
+    return isinstance(value, Mapping) and "value" in value
 
 
 def _keywords(value: Any) -> list[str]:

@@ -24,7 +24,8 @@ from explorer.corpus.converted import Converted, Malformed, RecordError
 
 __all__ = ["Converted", "Malformed", "convert", "recognise", "unwrap"]
 READERS = (openreview, arxiv, scholar, openalex)  # tried in this order
-# A record that holds none of these fields is none of theirs (the corpus's own: a fast path).
+# A record that holds none of these fields (nor a title that is an object: an OpenReview
+# note's content alone) is none of theirs (the corpus's own: a fast path).
 TRIGGERS = frozenset({"content", "authors_parsed", "versions", "paperId", "corpusid", "corpusId",
                       "externalIds", "externalids", "abstract_inverted_index", "authorships",
                       "id"})
@@ -46,7 +47,8 @@ def unwrap(value: Any) -> list[Any] | None:
 def convert(record: dict[str, Any]) -> dict[str, Any]:
     """`record` in the corpus's field names if a service wrote it (Converted or Malformed),
     else unchanged."""
-    reader = recognise(record) if not TRIGGERS.isdisjoint(record) else None
+    known = not TRIGGERS.isdisjoint(record) or isinstance(record.get("title"), dict)
+    reader = recognise(record) if known else None
     if reader is None:
         return record
     try:
