@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.corpus import papers as corpus_papers
+from explorer.corpus import entries as corpus_entries
 from explorer.corpus import phrases
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.corpus.titles import MAX_WORDS, derive_title
@@ -131,7 +131,7 @@ def test_an_old_index_keeps_its_titles_until_rebuilt(index_copy: Path, monkeypat
     """Titles are stored with the papers: reading never re-derives them; a build with other
     titles rewrites the papers (the corpus hash covers titles) and embeds nothing."""
     before = {p.paper_id: p.title for p in Explorer.open(index_copy).papers}
-    monkeypatch.setattr(corpus_papers, "derive_title", lambda abstract: "Old " + abstract[:20])
+    monkeypatch.setattr(corpus_entries, "derive_title", lambda abstract: "Old " + abstract[:20])
     assert {p.paper_id: p.title for p in Explorer.open(index_copy).papers} == before
     report = builder.build([SEEDS], index_copy, "default")
     assert (report.embedded, report.up_to_date) == (0, False)

@@ -25,6 +25,7 @@ from bibtexparser.model import Entry, Field, String
 
 from explorer.corpus.identity import arxiv_id, arxiv_in_text, normalise_doi
 from explorer.corpus.latex import to_unicode
+from explorer.corpus.venues import stated_status
 
 __all__ = ["BibRecord", "Unparsed", "csl_record", "is_csl", "read_bibtex"]
 # bibtexparser logs each broken entry as a warning; the build summary names them instead.
@@ -103,6 +104,8 @@ def _bibtex_record(entry: Entry, strings: dict[str, str]) -> BibRecord:
         keywords=to_unicode(raw.get("keywords", "")),
         names=[n for n in (doi, arxiv, entry.key.strip()) if n],
         original=tuple(original),
+        status=stated_status(raw.get("pubstate", ""), raw.get("note", ""),
+                             next((raw[k] for k in VENUE_FIELDS if raw.get(k)), "")),
     )
 
 
@@ -178,6 +181,7 @@ def csl_record(record: dict[str, Any]) -> BibRecord:
         venue=_CSL_MARKUP.sub("", text("container-title")), url=text("URL"),
         keywords=text("keyword"), names=[n for n in (doi, arxiv, key.strip()) if n], original=(),
         place=(text("volume"), text("issue"), text("page")),
+        status=stated_status(text("status"), text("note"), text("container-title")),
     )
 
 

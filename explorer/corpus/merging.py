@@ -21,7 +21,7 @@ from typing import Any
 from explorer.corpus.identity import Identity, Registry, identify, place_of
 
 Entry = dict[str, Any]  # Paper fields, plus the private keys below while reading
-FILLED = ("abstract", "authors", "year", "venue", "url", "keywords", "original")
+FILLED = ("abstract", "authors", "year", "venue", "url", "keywords", "original", "status")
 PRIVATE = ("_key", "_names", "_ids", "_after", "_place")
 ID_TAKEN = "reference's DOI, arXiv id or citation key already names another paper (next one used)"
 

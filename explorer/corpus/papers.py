@@ -1,12 +1,11 @@
-"""Read corpus files (seed text, JSONL, JSON, CSV; BibTeX, RIS, CSL-JSON reference lists;
-optionally gzipped) into deduplicated Paper records."""
+"""Read corpus files (seed text, JSONL, JSON, CSV, Parquet; BibTeX, RIS, CSL-JSON reference
+lists; OpenReview, OpenAlex, arXiv and Semantic Scholar records; optionally gzipped) into
+deduplicated Paper records (each record's fields: corpus/entries.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import operator
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
@@ -15,28 +14,33 @@ from pathlib import Path
 from typing import Any
 
 from explorer.corpus.bibliography import BibRecord, Unparsed
+from explorer.corpus.converted import Malformed
+from explorer.corpus.entries import YEARS, normalise, stable_id, to_entry
+from explorer.corpus.fields import Fields, FieldValue, as_json, thaw
 from explorer.corpus.merging import References, strip_private
-from explorer.corpus.readers import ABSTRACT_FIELDS, SUPPORTED, expand, read_file
-from explorer.corpus.titles import derive_title
+from explorer.corpus.readers import SUPPORTED, expand, read_file
+from explorer.corpus.scholar import AbstractJoin
 from explorer.settings import Settings
 
-__all__ = ["SUPPORTED", "CorpusReport", "Paper", "normalise", "read_corpus", "stable_id",
-           "to_paper"]
-ID_FIELDS = ("paper_id", "id", "doc_id", "_id")  # _id: BEIR corpora
-YEARS = range(1000, 2101)
-_WORD = re.compile(r"\w{2,}")
-_YEAR = re.compile(r"(?<![0-9])([0-9]{4})(?![0-9])")
-_SCALARS = (str, int, float)
-RAW_IDS = ("doi", "arxiv_id", "arxiv", "eprint")  # read for matching reference-list entries
+__all__ = ["SUPPORTED", "YEARS", "CorpusReport", "Paper", "normalise", "read_corpus",
+           "stable_id", "to_paper"]
 UNPARSED_SHOWN = 10
 TITLE_ONLY = "entries without an abstract: searched by title"
+JOINED = "Semantic Scholar abstracts joined to their papers records"
 
 
 @dataclass(frozen=True)
 class Paper:
     """One unique paper. `sources` lists every file:line it was read from. `original`: the
     (name, value) fields of its BibTeX entry as written, LaTeX kept (entry type as ENTRYTYPE,
-    citation key as ID), for an export to give back; empty for other sources."""
+    citation key as ID), for an export to give back; empty for other sources.
+
+    What the sources say beyond the text: `status` (one of venues.STATUSES, or None when no
+    source says), `external_ids` ((scheme, id) pairs: doi, arxiv, openalex, openreview, s2,
+    corpus_id, mag, pmid, pmcid, dblp, acl), `references` (the ids of the works it cites, as its
+    source names them: OpenAlex W ids, Semantic Scholar paperIds, ...) and `fields` (every
+    other field of its record, bounded: corpus/fields.py). The papers file holds each of the
+    four only when set, so papers without them are stored as before they existed."""
 
     paper_id: str
     title: str
@@ -50,6 +54,10 @@ class Paper:
     sources: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     original: tuple[tuple[str, str], ...] = ()
+    status: str | None = None
+    external_ids: tuple[tuple[str, str], ...] = ()
+    references: tuple[str, ...] = ()
+    fields: Fields = ()
 
     @cached_property
     def text(self) -> str:
@@ -62,23 +70,53 @@ class Paper:
     def text_hash(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
+    def external_id(self, scheme: str) -> str | None:
+        """The paper's id in a scheme ("doi", "arxiv", "openalex", "s2", ...), if known."""
+        return next((value for name, value in self.external_ids if name == scheme), None)
+
+    @property
+    def doi(self) -> str | None:
+        return self.external_id("doi")
+
+    @property
+    def arxiv_id(self) -> str | None:
+        return self.external_id("arxiv")
+
+    def field(self, name: str, default: FieldValue | None = None) -> FieldValue | None:
+        """One of `fields` by name ("tldr", "track", "primary_area", "categories", ...)."""
+        return next((value for key, value in self.fields if key == name), default)
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain fields for JSON (lists for tuples); much faster than dataclasses.asdict.
-        `original` only when there is one, so other papers' records stay as before it."""
+        """Plain fields for JSON (lists for tuples, objects for `external_ids` and `fields`);
+        much faster than dataclasses.asdict. `original`, `status`, `external_ids`,
+        `references` and `fields` only when set, so other papers' records stay as before."""
         data = {name: list(value) if isinstance(value, tuple) else value
                 for name, value in ((n, getattr(self, n)) for n in _FIELDS)}
         if self.original:
             data["original"] = [list(pair) for pair in self.original]
+        if self.status is not None:
+            data["status"] = self.status
+        if self.external_ids:
+            data["external_ids"] = dict(self.external_ids)
+        if self.references:
+            data["references"] = list(self.references)
+        if self.fields:
+            data["fields"] = as_json(self.fields)
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Paper:
-        """A paper from `to_dict` output; turns its lists into tuples in place."""
+        """A paper from `to_dict` output; turns its lists into tuples in place (a ValueError
+        or TypeError when a value is not of its kind)."""
         for name in _TUPLES:
             if name in data:
                 data[name] = tuple(data[name])
         if "original" in data:
             data["original"] = tuple((str(name), str(value)) for name, value in data["original"])
+        if isinstance(data.get("external_ids"), dict):  # as stored; entries give pairs
+            data["external_ids"] = tuple((str(k), str(v)) for k, v in data["external_ids"].items())
+        if "fields" in data and not isinstance(data["fields"], tuple):
+            data["fields"] = thaw(data["fields"])
         # What the dataclass's __init__ does (it has no __post_init__), without one frozen
         # __setattr__ per field: an index's 92k records load ~0.15 s sooner (cold start).
         if not data.keys() <= _ALL_FIELDS or not data.keys() >= _REQUIRED:
@@ -131,11 +169,12 @@ def facet_values(papers: Iterable[Paper]) -> dict[str, list]:
             "undated": undated}
 
 
-_FIELDS = tuple(f.name for f in fields(Paper) if f.name != "original")
+_OPTIONAL = ("original", "status", "external_ids", "references", "fields")  # stored when set
+_FIELDS = tuple(f.name for f in fields(Paper) if f.name not in _OPTIONAL)
 _ALL_FIELDS = frozenset(f.name for f in fields(Paper))
 _DEFAULTS = {f.name: f.default for f in fields(Paper) if f.default is not MISSING}
 _REQUIRED = _ALL_FIELDS - _DEFAULTS.keys()
-_TUPLES = ("authors", "keywords", "sources", "aliases")
+_TUPLES = ("authors", "keywords", "sources", "aliases", "references")
 
 
 @dataclass
@@ -149,18 +188,6 @@ class CorpusReport:
     duplicates_merged: int = 0
     skipped: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)
-
-
-def normalise(text: str) -> str:
-    """NFC, one space between words, no leading/trailing blanks."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFC", text)
-    return " ".join(text.split())
-
-
-def stable_id(abstract: str) -> str:
-    """A short id that stays the same across rebuilds for the same normalised abstract."""
-    return hashlib.sha256(normalise(abstract).encode("utf-8")).hexdigest()[:12]
 
 
 def read_corpus(paths: Iterable[str | Path], *, exclude: Iterable[str | Path] = (),
@@ -181,33 +208,58 @@ def read_corpus(paths: Iterable[str | Path], *, exclude: Iterable[str | Path] = 
     or title (corpus/merging.py); papers without an abstract are counted in `notes`.
     """
     limit = Settings.from_env().max_file_bytes if max_file_bytes is None else max_file_bytes
-    report = CorpusReport(papers=[])
-    by_key: dict[str, dict[str, Any]] = {}
-    names: dict[str, str] = {}  # every paper id and alias -> the key of the paper it names
-    references, unparsed = References(), []
+    reading = _Reading(CorpusReport(papers=[]))
+    join = AbstractJoin()
     for path in expand(paths, exclude):
         for source, record in read_file(path, limit):
-            report.records += 1
-            if isinstance(record, Unparsed):
-                unparsed.append(source)
-            elif (entry := _to_entry(record, source, report.notes)) is None:
-                report.skipped["no abstract or title"] += 1
-            elif isinstance(record, BibRecord):
-                report.duplicates_merged += references.add(entry, len(by_key))
-            else:
-                _add(entry, by_key, names, report)
-    entries = list(by_key.values())
-    if references.entries:
-        entries = references.join(entries, names, report)
-    report.papers = [Paper.from_dict(strip_private(entry)) for entry in entries]
-    _count_gaps(report, unparsed)
-    return report
+            reading.report.records += 1
+            for ready in join.offer(source, record):
+                reading.take(*ready)
+    for ready in join.rest(reading.report.skipped):
+        reading.take(*ready)
+    return reading.finish()
+
+
+class _Reading:
+    """The papers read so far: by dedupe key, the names they use, the reference-list entries
+    waiting to join them, and the records that did not parse."""
+
+    def __init__(self, report: CorpusReport) -> None:
+        self.report = report
+        self.by_key: dict[str, dict[str, Any]] = {}
+        self.names: dict[str, str] = {}  # every paper id and alias -> the key of its paper
+        self.references = References()
+        self.unparsed: list[tuple[str, str | None]] = []  # (source, reason of a Malformed)
+
+    def take(self, source: str, record: dict[str, Any], joined: list[str]) -> None:
+        """One record read (`joined`: the sources of records joined into it)."""
+        report = self.report
+        if isinstance(record, Unparsed):
+            self.unparsed.append((source, record["reason"] if isinstance(record, Malformed)
+                                  else None))
+        elif (entry := to_entry(record, source, report.notes)) is None:
+            report.skipped["no abstract or title"] += 1
+        elif isinstance(record, BibRecord):
+            report.duplicates_merged += self.references.add(entry, len(self.by_key))
+        else:
+            if joined:
+                entry["sources"] += joined
+                report.notes[JOINED] += len(joined)
+            _add(entry, self.by_key, self.names, report)
+
+    def finish(self) -> CorpusReport:
+        entries = list(self.by_key.values())
+        if self.references.entries:
+            entries = self.references.join(entries, self.names, self.report)
+        self.report.papers = [Paper.from_dict(strip_private(entry)) for entry in entries]
+        _count_gaps(self.report, self.unparsed)
+        return self.report
 
 
 def to_paper(record: dict[str, Any], source: str) -> Paper | None:
     """One record as a paper on its own, None if it has no text. An entry of a reference list
     takes the first of its DOI, arXiv id and citation key as its id, the others as aliases."""
-    entry = _to_entry(record, source, Counter())
+    entry = to_entry(record, source, Counter())
     if entry is None:
         return None
     names = entry.get("_names") or [entry["paper_id"]]
@@ -228,14 +280,18 @@ def _add(entry: dict[str, Any], by_key: dict[str, dict[str, Any]], names: dict[s
         by_key[key] = entry
 
 
-def _count_gaps(report: CorpusReport, unparsed: list[str]) -> None:
-    """Name the entries that did not parse (the first UNPARSED_SHOWN) in `skipped`; count the
-    papers that have no abstract in `notes`."""
-    if unparsed:
-        shown = ", ".join(unparsed[:UNPARSED_SHOWN])
-        more = len(unparsed) - UNPARSED_SHOWN
-        report.skipped[f"entries that did not parse: {shown}"
-                       + (f" and {more} more" if more > 0 else "")] += len(unparsed)
+def _count_gaps(report: CorpusReport, unparsed: list[tuple[str, str | None]]) -> None:
+    """Name the entries that did not parse (the first UNPARSED_SHOWN) in `skipped`, a service's
+    malformed records under their reason; count the papers that have no abstract in `notes`."""
+    by_reason: dict[str | None, list[str]] = {}
+    for source, reason in unparsed:
+        by_reason.setdefault(reason, []).append(source)
+    for reason, sources in by_reason.items():
+        shown = ", ".join(sources[:UNPARSED_SHOWN])
+        more = len(sources) - UNPARSED_SHOWN
+        what = "entries that did not parse" if reason is None else f"records not read ({reason})"
+        report.skipped[f"{what}: {shown}" + (f" and {more} more" if more > 0 else "")] += \
+            len(sources)
     title_only = sum(1 for paper in report.papers if not paper.abstract)
     if title_only:
         report.notes[TITLE_ONLY] += title_only
@@ -251,86 +307,3 @@ def _merge(kept: dict[str, Any], entry: dict[str, Any], id_is_free: bool,
         report.notes["duplicate's id already names another paper (not kept as an alias)"] += 1
     elif alias != kept["paper_id"] and alias not in kept["aliases"]:
         kept["aliases"].append(alias)
-
-
-def _to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, Any] | None:
-    """Map one raw record to Paper fields plus a dedupe `_key`; None if it has no usable text."""
-    abstract = normalise(_first_text(record, ABSTRACT_FIELDS))
-    title = normalise(_first_text(record, ("title",)))
-    if not _WORD.search(abstract) and not _WORD.search(title):
-        return None
-    given_id = normalise(_first_text(record, ID_FIELDS))
-    key = hashlib.sha256(f"{title.lower()}\n{abstract}".encode()).hexdigest()
-    year = _as_year(record.get("year"))
-    if year is None and record.get("year") not in (None, ""):
-        notes[f"year not a number in {YEARS.start}..{YEARS.stop - 1} (dropped)"] += 1
-    entry = {
-        "_key": key,
-        "paper_id": given_id or stable_id(abstract or title),
-        "title": title or derive_title(abstract),
-        "title_is_derived": not title,
-        "abstract": abstract,
-        "authors": _as_list(record.get("authors") or record.get("author"), r";|\band\b"),
-        "year": year,
-        "venue": normalise(_text(record.get("venue"))) or None,
-        "url": normalise(_text(record.get("url"))) or None,
-        "keywords": _as_list(record.get("keywords"), r"[;,]"),
-        "sources": [source],
-        "aliases": [],
-    }
-    if isinstance(record, BibRecord):
-        entry["_names"], entry["original"] = list(record["names"]), record["original"]
-        entry["_place"] = record.get("place", ())
-    elif ids := [value for name in RAW_IDS if isinstance(value := record.get(name), str)]:
-        entry["_ids"] = ids
-    return entry
-
-
-def _text(value: Any) -> str:
-    """A field's text: strings and numbers as written, a list of strings joined; else nothing."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, _SCALARS) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return " ".join(value)
-    return ""
-
-
-def _first_text(record: dict[str, Any], names: tuple[str, ...]) -> str:
-    for name in names:
-        value = _text(record.get(name))
-        if value.strip():
-            return value
-    return ""
-
-
-def _as_list(value: Any, separators: str) -> list[str]:
-    """Names or terms: a list (of strings, numbers or {"name": ...}) or one separated string."""
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else re.split(separators, _text(value))
-    kept = []
-    for item in items:  # ASCII needs no NFC: skip normalise's call for the common case
-        if isinstance(item, dict):
-            item = item.get("name")
-        raw = item if isinstance(item, str) else _text(item) if not isinstance(item, list) else ""
-        text = " ".join(raw.split()) if raw.isascii() else normalise(raw)
-        if text:
-            kept.append(text)
-    return kept
-
-
-def _as_year(value: Any) -> int | None:
-    """A year in 1000..2100: an integer, or the first run of four ASCII digits in a short text."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value in YEARS else None
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and int(value) in YEARS else None
-    if not isinstance(value, str):
-        return None
-    match = _YEAR.search(value[:64])
-    year = int(match.group(1)) if match else None
-    return year if year in YEARS else None

@@ -108,7 +108,8 @@ def identity_of(paper: Paper) -> Identity:
     """A stored paper's identity: its id, aliases, URL and BibTeX fields name DOIs/arXiv ids."""
     original = {name.lower(): value for name, value in reversed(paper.original)}
     names = [paper.paper_id, *paper.aliases, paper.url or "",
-             *(original.get(k, "") for k in ("doi", "eprint", "url"))]
+             *(original.get(k, "") for k in ("doi", "eprint", "url")),
+             *(value for scheme, value in paper.external_ids if scheme in ("doi", "arxiv"))]
     names += [arxiv_in_text(original.get(k, "")) or "" for k in ("note", "journal")]
     return identify(names, "" if paper.title_is_derived else paper.title, paper.year,
                     paper.authors, paper.abstract, place_of(paper.original))
