@@ -93,10 +93,11 @@ def folded_abstract(text: str) -> str:
     if len(text.split()) < ABSTRACT_MIN_WORDS:
         return ""
     decomposed = unicodedata.normalize("NFKD", _COMMAND.sub("", text).casefold())
-    return "".join(char for char in decomposed if char.isascii() and char.isalnum())
+    return _NOT_ALNUM.sub("", decomposed.encode("ascii", "ignore").decode("ascii"))
 
 
 _COMMAND = re.compile(r"\\[A-Za-z]+")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")  # a character class: linear, no backtracking
 _MATCHERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _MATCHERS_LOCK = threading.Lock()
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
+from explorer.corpus.apart import read_references_apart
 from explorer.corpus.papers import Paper
-from explorer.corpus.references import KINDS, read_references
+from explorer.corpus.references import KINDS
 from explorer.errors import DraftError, ExplorerError
 from explorer.features.collections.records import split_known
 from explorer.features.collections.store import Collections
@@ -72,8 +73,9 @@ def draft_text(pasted: str, upload_name: str | None, upload: bytes | None) -> st
 
 
 def uploaded_cited(explorer: Explorer, name: str, data: bytes) -> CitedSet:
-    """The cited set of an uploaded reference list, parsed from `data` in memory."""
-    references = read_references(data, PurePath(name).name, MAX_REFERENCE_BYTES)
+    """The cited set of an uploaded reference list, parsed in a process of its own (a large or
+    crafted file never holds the server's lock while other visitors wait: corpus/apart.py)."""
+    references = read_references_apart(data, PurePath(name).name, MAX_REFERENCE_BYTES)
     return cited_from_references(explorer, references)
 
 
