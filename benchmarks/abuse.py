@@ -22,7 +22,9 @@ at least --action-seconds:
   abstract is one unbroken word (its title is derived from it), each --trap-kb KB;
 - a 2 MB draft through the draft check (features/drafts/ui.check, nothing cited), and for
   comparison a 20-paragraph draft (the check reads the first 20 passages of any draft: the same work);
-- the largest reference list the page accepts (--reference-mb MiB of valid BibTeX, 0: none).
+- the largest reference list the page accepts (--reference-mb MiB of valid BibTeX, 0: none),
+  read as the page reads it (in a process of its own: corpus/apart.py) and, for comparison,
+  in the server's process as before (not with --no-old-path).
 
 An ordinary answer counts under the action it overlapped most. Before the first round each
 path is warmed with ordinary input (a question, a steer, the 20-paragraph draft's check, a
@@ -48,8 +50,10 @@ from tokenizers import Tokenizer
 
 from benchmarks.common import QUERIES, ROOT, save
 from benchmarks.load import questions, seeds_index
+from explorer.corpus.references import read_references
 from explorer.features.collections.store import Collections
 from explorer.features.drafts import ui as drafts
+from explorer.features.drafts.cited import cited_from_references
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.query.engine import Explorer
 from explorer.ui.links import Location
@@ -153,7 +157,20 @@ def _uploads_and_drafts(explorer: Explorer, args: argparse.Namespace, store: Col
         data = _reference_list(explorer, args.reference_mb << 20)
         acts[f"valid .bib of {len(data) / 2**20:.0f} MiB (largest accepted)"] = _upload(
             explorer, ".bib", data)
+        if not args.no_old_path:
+            acts["the same .bib read in the server's process (before)"] = _in_place(
+                explorer, data)
     return acts
+
+
+def _in_place(explorer: Explorer, data: bytes) -> Act:
+    """How the page read a reference list before corpus/apart.py: parsed in the server's
+    process, holding its interpreter lock."""
+    def read(number: int) -> None:
+        references = read_references(data, "upload.bib", drafts.MAX_REFERENCE_BYTES)
+        cited_from_references(explorer, references)
+
+    return read
 
 
 def _old_path(explorer: Explorer, question: Callable[[int], str]) -> Act:

@@ -57,6 +57,12 @@ def test_a_read_past_its_time_is_stopped_with_a_message() -> None:
         read_references_apart(b"@article{a, title={A}}", "refs.bib", LIMIT, seconds=0.001)
 
 
+def test_a_read_past_its_cpu_time_is_stopped_with_a_message(seeds_explorer: Explorer) -> None:
+    data = _bib(seeds_explorer, 71) * 160  # about 17 MiB: several seconds of CPU on any CPU
+    with pytest.raises(CorpusError, match="took longer than 1 s of CPU and was stopped"):
+        read_references_apart(data, "refs.bib", 4 * LIMIT, cpu_seconds=1)
+
+
 def test_an_upload_is_not_parsed_in_the_servers_process(
         seeds_explorer: Explorer, monkeypatch: pytest.MonkeyPatch) -> None:
     def in_this_process(*args, **kwargs):

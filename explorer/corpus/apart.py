@@ -8,36 +8,43 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import subprocess
 import sys
 
 from explorer.corpus.references import ReferenceList, read_references
 from explorer.errors import CorpusError
 
-__all__ = ["READ_SECONDS", "read_references_apart"]
-READ_SECONDS = 60.0  # a valid 5 MiB .bib reads in about 2 s of CPU on the slowest CPU we have
+__all__ = ["CPU_SECONDS", "READ_SECONDS", "read_references_apart"]
+CPU_SECONDS = 30  # the child's CPU time: a valid 5 MiB .bib reads in about 2 s of CPU
+READ_SECONDS = 600.0  # the wall-clock limit, against a hang: at low priority on a busy machine
+# the child may wait long for a core while the CPU limit is what stops a crafted file
 _MEMORY_BYTES = 2 << 30  # the child's address-space limit: a file cannot make it grow past it
+_SLOW = ("{name}: reading it took longer than {seconds} and was stopped. Export a smaller "
+         "reference list (fewer entries, no attached abstracts or notes) and try again.")
 _FAILED = ("{name}: could not be read ({why}). Check that it is a reference manager's export "
            "(BibTeX .bib, RIS .ris or CSL JSON .json) and try again.")
 
 
-def read_references_apart(data: bytes, name: str, max_bytes: int,
-                          seconds: float = READ_SECONDS) -> ReferenceList:
-    """`read_references(data, name, max_bytes)` run in a child Python at low priority, killed
-    after `seconds`: a CorpusError says what happened (the file's own errors as the reader words
-    them, a file too slow to read, a child that died)."""
+def read_references_apart(data: bytes, name: str, max_bytes: int, seconds: float = READ_SECONDS,
+                          cpu_seconds: int = CPU_SECONDS) -> ReferenceList:
+    """`read_references(data, name, max_bytes)` run in a child Python at low priority, stopped
+    after `cpu_seconds` of its CPU time or `seconds` on the clock: a CorpusError says what
+    happened (the file's own errors as the reader words them, a file too slow to read, a child
+    that died)."""
     if len(data) > max_bytes:  # the reader's own message, without starting a process
         return read_references(data, name, max_bytes)
-    command = [sys.executable, "-m", "explorer.corpus.apart", name, str(max_bytes)]
+    command = [sys.executable, "-m", "explorer.corpus.apart", name, str(max_bytes),
+               str(cpu_seconds)]
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=seconds,
                               check=False, env=_child_environment())
     except subprocess.TimeoutExpired:
-        raise CorpusError(f"{name}: reading it took longer than {seconds:g} s and was stopped. "
-                          "Export a smaller reference list (fewer entries, no attached "
-                          "abstracts or notes) and try again.") from None
+        raise CorpusError(_SLOW.format(name=name, seconds=f"{seconds:g} s")) from None
     except OSError as error:
         raise CorpusError(_FAILED.format(name=name, why=f"no reader process: {error}")) from None
+    if done.returncode == -getattr(signal, "SIGXCPU", 0) != 0:
+        raise CorpusError(_SLOW.format(name=name, seconds=f"{cpu_seconds:g} s of CPU"))
     if done.returncode != 0 or not done.stdout:
         raise CorpusError(_FAILED.format(name=name, why=_why(done)))
     outcome, value = pickle.loads(done.stdout)  # written by our own child, never by the file
@@ -62,12 +69,14 @@ def _why(done: subprocess.CompletedProcess) -> str:
     return lines[-1][:200] if lines else f"the reader exited with status {done.returncode}"
 
 
-def _child(name: str, max_bytes: int) -> None:
-    """In the child: lower priority, bound memory, read stdin, write the pickled outcome."""
+def _child(name: str, max_bytes: int, cpu_seconds: int) -> None:
+    """In the child: lower priority, bound memory and CPU time, read stdin, write the pickled
+    outcome."""
     os.nice(10)
     try:
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (_MEMORY_BYTES, _MEMORY_BYTES))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
     except (ImportError, ValueError, OSError):  # not on this system: the time limit still holds
         pass
     data = sys.stdin.buffer.read(max_bytes + 1)
@@ -79,4 +88,4 @@ def _child(name: str, max_bytes: int) -> None:
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], int(sys.argv[2]))
+    _child(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
