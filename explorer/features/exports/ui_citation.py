@@ -109,7 +109,8 @@ def placement(venue: Venue, status: str | None, year: int | None,
     (the paper's own, else what the venue string says)."""
     status = status or venue.status
     if status is not None and not published(status):
-        label = " ".join(p for p in (venue.short or "", str(year) if year else "") if p)
+        when = venue.year or year  # the year the venue string names: the submission's
+        label = " ".join(p for p in (venue.short or "", str(when) if when else "") if p)
         note = f"Submitted to {label}" if label else "Submitted for publication"
         return UNPUBLISHED, "", "", note, status.lower()
     if venue.full is None:

@@ -1,9 +1,10 @@
 """Citations -> CSL-JSON (a JSON array of CSL items): what pandoc, Zotero and citeproc read.
 
 Types: a conference paper `paper-conference` (container-title: the proceedings), a journal
-article `article-journal`, a submission that was not accepted `manuscript` (note "Submitted to
-ICLR 2018", `status` "rejected", "withdrawn", ...), an arXiv preprint `article` (publisher
-arXiv, number "arXiv:ID"), any other `article` (container-title: where it appeared). CSL reads
+article `article-journal`, a submission that was not accepted `manuscript` (note and `genre`,
+which APA shows, "Submitted to ICLR 2018"; `status` "rejected", "withdrawn", ...), an arXiv
+preprint `article` (publisher arXiv, number "arXiv:ID"), any other `article`
+(container-title: where it appeared). CSL reads
 a few HTML tags in titles (<i>, <b>, <sup>, ...) as rich text: in corpus text their `<` is
 written as its full-width twin, so no corpus text becomes markup.
 """
@@ -35,15 +36,15 @@ _RICH_TEXT = re.compile(r"<(?=/?(?:i|b|sc|sup|sub|span)\b)", re.IGNORECASE)
 
 
 def to_csl_json(items: Sequence[Hit | Paper], *, abstract: bool = False) -> str:
-    """A JSON array of CSL items (indented, UTF-8 as written); the abstract only when asked."""
+    """A JSON array of CSL items (CSL 1.0.1: the id is the citation key), indented, UTF-8 as
+    written; the abstract only when asked."""
     items_ = [csl_item(cited) for cited in citations(items, abstract=abstract)]
     return json.dumps(items_, ensure_ascii=False, indent=2) + "\n"
 
 
 def csl_item(cited: Citation) -> dict[str, Any]:
     """One CSL item."""
-    item: dict[str, Any] = {"id": cited.key, "citation-key": cited.key,
-                            "type": CSL_TYPES.get(cited.kind, "article"),
+    item: dict[str, Any] = {"id": cited.key, "type": CSL_TYPES.get(cited.kind, "article"),
                             "title": _inert(cited.title)}
     if cited.names:
         item["author"] = [csl_name(n) for n in cited.names]
@@ -65,8 +66,10 @@ def _extras(cited: Citation) -> dict[str, Any]:
     item: dict[str, Any] = {}
     if cited.note:
         item["note"] = _inert(cited.note)
-    if cited.kind == UNPUBLISHED and cited.status:
-        item["status"] = cited.status
+    if cited.kind == UNPUBLISHED:  # APA shows the genre: [Submitted to ICLR 2018]
+        item["genre"] = _inert(cited.note)
+        if cited.status:
+            item["status"] = cited.status
     if safe_doi(cited.doi):
         item["DOI"] = cited.doi
     url = safe_url(cited.url)

@@ -27,6 +27,21 @@ TEX_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\text
 # those of other packages (mathtools, bm, mathrsfs); and environments (an & outside one errs).
 NOT_IN_LATEX = frozenset({"lt", "gt", "omicron", "coloneqq", "bm", "mathscr", "begin", "end"})
 EXPORT_COMMANDS = SAFE_COMMANDS - NOT_IN_LATEX
+# Commands that take an argument: one that is itself a command (\\tilde\\mathcal O, \\sqrt\\log)
+# or none at all (at the end) stops LaTeX, which KaTeX forgives.
+ARGUMENT_COMMANDS = frozenset("""
+hat widehat tilde widetilde bar overline underline vec dot ddot acute grave breve check
+overrightarrow overleftarrow underbrace overbrace frac dfrac tfrac sqrt binom dbinom tbinom
+stackrel overset underset boxed mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
+boldsymbol text textrm textbf textit textsf texttt operatorname mathop mathbin mathrel mathord
+""".split())
+# Commands that are one symbol to TeX, so they may stand alone after ^, _ or an accent.
+SYMBOLS = frozenset("""
+alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda
+Xi Pi Sigma Upsilon Phi Psi Omega infty prime top bot star ast dagger ddagger circ bullet perp
+ell partial nabla emptyset pm mp times cdot aleph imath jmath wp Re Im
+""".split())
 _TEX_TABLE = str.maketrans({
     **TEX_ESCAPES,
     **{chr(c): " " for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)},
@@ -37,6 +52,9 @@ _DECODE = re.compile("|".join([*(re.escape(e) for e in sorted(_TEX_UNESCAPE, key
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _BARE = re.compile(r"(?<!\\)[%#&]|\^\^|\\\\")
+_TAKERS = "|".join(sorted(ARGUMENT_COMMANDS))
+_TAKES = re.compile(rf"(?:(?<!\\)[_^]|\\(?:{_TAKERS})(?![A-Za-z]))\s*(\\[A-Za-z]+|$)")
+_DOUBLE_SCRIPT = re.compile(r"(?<!\\)([_^])\s*(?:[A-Za-z0-9]|\\[A-Za-z]+|\{[^{}]*\})\s*\1")
 _TEXT_COMMAND = re.compile(r"\\text(?:rm|bf|it|sf|tt)?(?![A-Za-z])")
 _PLAIN_ARGUMENT = re.compile(r"\s*\{[A-Za-z0-9 .,:;'()/+\-]*\}")
 _CAPITALISED = re.compile(r"[^\W_]*[^\W_\d][^\W_]*")
@@ -60,7 +78,9 @@ def kept_formula(formula: str) -> str | None:
     """The content of a `$...$` / `$$...$$` formula if it may stay math in an export
     (whitespace collapsed), else None."""
     inner = " ".join(formula[len(fence(formula)):-len(fence(formula))].split())
-    if not inner or not inner.isascii() or not safe_formula(inner) or _BARE.search(inner):
+    # brackets are plain math to TeX (the app refuses them for its Markdown only)
+    if not inner or not inner.isascii() or _BARE.search(inner) \
+            or not safe_formula(inner.replace("[", "(").replace("]", ")")):
         return None
     if not _balanced(inner) or inner.count("\\left") != inner.count("\\right"):
         return None
@@ -68,7 +88,17 @@ def kept_formula(formula: str) -> str | None:
         return None
     if any(not _PLAIN_ARGUMENT.match(inner, m.end()) for m in _TEXT_COMMAND.finditer(inner)):
         return None  # text mode around anything but plain words (a _ or ^ there errs)
-    return inner
+    return inner if _arguments_given(inner) else None
+
+
+def _arguments_given(inner: str) -> bool:
+    """Whether every ^, _ and argument-taking command has an argument LaTeX takes: a symbol,
+    a character or a brace group, not a command of several tokens (\\max, \\mathcal) or
+    nothing; and no double script (z_i_j)."""
+    for match in _TAKES.finditer(inner):
+        if match.group(1)[1:] not in SYMBOLS:
+            return False
+    return _DOUBLE_SCRIPT.search(inner) is None
 
 
 def _balanced(text: str) -> bool:
