@@ -43,19 +43,21 @@ HOSTILE = Paper(paper_id="evil", title="\\input{/etc/passwd}} 50% #1 \\write18{r
 
 @pytest.fixture(scope="module")
 def papers(tmp_path_factory: pytest.TempPathFactory) -> list[Paper]:
-    """ICLR 2018 and NeurIPS 2017 records, and the first 3 records of each venue of the
-    issue's table, as the corpus reader makes them into papers."""
+    """ICLR 2018 and NeurIPS 2017 records, the first 3 records of each venue of the issue's
+    table and 2 Findings papers, as the corpus reader makes them into papers."""
     if not PAPERLISTS.is_file():
         pytest.skip(f"{PAPERLISTS} (paperlists-ml) is absent: the export tests use its records")
-    records, per_venue = [], dict.fromkeys(ISSUE_VENUES, 0)
+    records, per_venue, findings = [], dict.fromkeys(ISSUE_VENUES, 0), 0
     with gzip.open(PAPERLISTS, "rt", encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
             venue = record.get("venue")
             if line.startswith(('{"doc_id": "iclr2018:', '{"doc_id": "nips2017:')):
                 records.append(record)
-            elif venue in per_venue and per_venue[venue] < 3:
-                per_venue[venue] += 1
+            elif (venue in per_venue and per_venue[venue] < 3) or (
+                    record.get("status") == "Findings" and findings < 2):
+                findings += record.get("status") == "Findings"
+                per_venue[venue] = per_venue.get(venue, 0) + 1
                 records.append(record)
     path = tmp_path_factory.mktemp("paperlists") / "sample.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -86,6 +88,9 @@ def test_accepted_papers_are_proceedings_papers_and_rejected_ones_never(papers):
         if paper.status in PUBLISHED_STATUSES:
             assert entry.entry_type == "inproceedings", (paper.title, paper.status)
             proceedings = named.proceedings or named.full
+            if paper.field("status_given") == "Findings":  # not the main proceedings
+                proceedings = ("Findings of the Association for Computational Linguistics: "
+                               f"{named.short} {paper.year}")
             assert fields["booktitle"] == proceedings + (", Workshop Track"
                                                          if paper.status == WORKSHOP else "")
             assert "journal" not in fields and "pubstate" not in fields
@@ -96,6 +101,7 @@ def test_accepted_papers_are_proceedings_papers_and_rejected_ones_never(papers):
     kinds = {(p.venue, p.status) for p in papers}
     assert {("ICLR", "Rejected"), ("ICLR", "Withdrawn"), ("ICLR", "Oral")} <= kinds
     assert len({p.venue for p in papers}) == len(ISSUE_VENUES)  # every venue of the issue
+    assert sum(p.field("status_given") == "Findings" for p in papers) >= 2
 
 
 def _compile(folder: Path, bib: str, style: str) -> tuple[str, str]:

@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from explorer.corpus.fields import given as given_name
 from explorer.corpus.latex import MATH
 from explorer.corpus.papers import Paper
 from explorer.corpus.venues import WORKSHOP, Venue, published, venue_named, venue_of
@@ -34,6 +35,11 @@ SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
 # The title words a key skips (Google Scholar's keys: vaswani2017attention).
 KEY_SKIPS = frozenset("a an the on of in for to and with from towards toward is are do does "
                       "can how what when why via by at as".split())
+# Words of a track or a given status that name a kind of paper of the main proceedings.
+MAIN_TRACK_WORDS = frozenset("main long short paper papers technical oral poster spotlight accept "
+                             "accepted talk conference track industry demo demos system systems "
+                             "demonstration demonstrations tutorial student research workshop "
+                             "(oral) (poster) (spotlight)".split())
 _JOURNAL_WORDS = frozenset("journal transactions letters review reviews magazine".split())
 _PROCEEDINGS_WORDS = frozenset("proceedings conference symposium workshop meeting congress".split())
 
@@ -92,8 +98,10 @@ def citation_of(paper: Paper, seen: set[str], *, abstract: bool = False) -> Cita
     """`paper` as cited; its key is made unique against `seen` (and added to it)."""
     venue = venue_of(paper.venue or "")
     year = paper.year or venue.year
-    kind, container, published_in, note, status = placement(venue, paper.status, year,
-                                                            bool(paper.arxiv_id))
+    given = paper.field(given_name("status"))
+    track = " ".join(t for t in (venue.track, given if isinstance(given, str) else "") if t)
+    kind, container, published_in, note, status = placement(
+        replace(venue, track=track or None), paper.status, year, bool(paper.arxiv_id))
     if paper.title_is_derived:
         note = "; ".join(part for part in (note, DERIVED_NOTE) if part)
     names = tuple(n for n in (split_name(a) for a in paper.authors[:MAX_AUTHORS]) if n.family)
@@ -119,13 +127,26 @@ def placement(venue: Venue, status: str | None, year: int | None,
         return PREPRINT, "", "", "", ""
     if venue.kind == "journal":
         return ARTICLE, venue.full, "", "", ""
+    return CONFERENCE, _proceedings(venue, status, year), "", "", ""
+
+
+def _proceedings(venue: Venue, status: str | None, year: int | None) -> str:
+    """The proceedings' name: the table's, with a workshop or a track named ("..., Datasets
+    and Benchmarks Track"); a Findings paper of an ACL venue is in "Findings of the
+    Association for Computational Linguistics: ACL 2022", not in the main proceedings. Kinds
+    of main-track papers (long, short, demo, ...) name no other proceedings."""
     named = venue_named(venue.short or "")
-    container = (named.proceedings if named and named.proceedings else venue.full)
+    container = named.proceedings if named and named.proceedings else venue.full or ""
+    words = set((venue.track or "").lower().split())
+    if "findings" in words:
+        when = venue.year or year
+        label = " ".join(p for p in (venue.short or "", str(when) if when else "") if p)
+        return f"Findings of the Association for Computational Linguistics: {label}"
     if status == WORKSHOP or venue.kind == "workshop":
-        container = f"{venue.track}, {container}" if venue.track else f"{container}, Workshop Track"
-    elif venue.track:
-        container = f"{container}, {venue.track}"
-    return CONFERENCE, container, "", "", ""
+        return f"{container}, Workshop Track"
+    if not venue.track or words <= MAIN_TRACK_WORDS:
+        return container
+    return f"{container}, {venue.track}" + ("" if "track" in words else " Track")
 
 
 def _unknown_venue(name: str, has_arxiv: bool) -> tuple[str, str, str, str, str]:
