@@ -122,8 +122,8 @@ def citations_ui(items: Sequence, name: str, key: str, label: str = "{format}") 
     already), `label` naming the format ("{format}"), and whether to write the abstracts.
     No items: the buttons are shown disabled."""
     abstract = st.session_state.get(f"{key}-abstract", False)
-    for form in exports.FORMATS:
-        text = form.write(items, abstract=abstract) if items else ""
+    for form in exports.FORMATS:  # written when clicked (pure functions: no session needed)
+        text = functools.partial(form.write, items, abstract=abstract) if items else ""
         st.download_button(label.format(format=form.label), text, f"{name}.{form.suffix}",
                            form.mime, key=f"{key}-{form.suffix}", disabled=not items,
                            icon=":material/download:", on_click="ignore")
