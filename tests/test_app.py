@@ -71,7 +71,7 @@ def test_question_finds_its_paper_and_sets_the_link(seeds_index, seeds_explorer,
     badges = [m.value for m in app.markdown if m.value.startswith(":blue-badge[cos ")]
     assert len(badges) == 10 and badges[0].endswith(("strong match]", "good match]"))
     assert any("derived title" in m.value for m in app.markdown)
-    assert [d.label for d in app.get("download_button")][:2] == ["CSV", "BibTeX"]
+    assert [d.label for d in app.get("download_button")][:4] == ["CSV", "BibTeX", "RIS", "CSL-JSON"]
 
 
 def test_similar_opens_the_paper_with_its_neighbours(seeds_index, seeds_explorer, monkeypatch):

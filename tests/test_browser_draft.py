@@ -57,6 +57,14 @@ def settle(page, name: str | None = None) -> None:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
+def downloaded(page, button: str, target: Path) -> list:
+    """Click the download button named `button`, save the file as `target`, read its entries."""
+    with page.expect_download() as waiting:
+        page.get_by_role("button", name=button).click()
+    waiting.value.save_as(target)
+    return read_references(target.read_bytes(), target.name).entries
+
+
 def test_paste_upload_check_mark_and_export(browser, app, seeds_index, tmp_path):
     url, data = app
     before = files_under(data), files_under(seeds_index)
@@ -85,12 +93,9 @@ def test_paste_upload_check_mark_and_export(browser, app, seeds_index, tmp_path)
     export.wait_for()
     export.scroll_into_view_if_needed()
     settle(page, "32-draft-marked")
-    with page.expect_download() as waiting:
-        export.click()
-    target = tmp_path / "to-add.bib"
-    waiting.value.save_as(target)
-    (entry,) = read_references(target.read_bytes(), "to-add.bib").entries
-    assert entry.title == first_title.replace("\n", " ")
+    for label, suffix in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "json")):
+        (entry,) = downloaded(page, f"{label} of the 1 marked to add", tmp_path / f"add.{suffix}")
+        assert entry.title == first_title.replace("\n", " ")
     assert (files_under(data), files_under(seeds_index)) == before  # the upload stayed in memory
     page.close()
 

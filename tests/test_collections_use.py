@@ -14,9 +14,10 @@ from explorer.cli.main import main
 from explorer.features.collections.records import file_name
 from explorer.features.collections.store import Collections
 from explorer.features.collections.ui import rename_key
+from explorer.features.exports.ui_bibtex import to_bibtex
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
-from explorer.ui.export import to_bibtex, to_csv
+from explorer.ui.export import to_csv
 from explorer.ui.links import decode
 from tests.app_fixtures import APP, write_small_corpus
 from tests.markdown_check import live_markup

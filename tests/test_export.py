@@ -1,4 +1,5 @@
-"""CSV and BibTeX export of results and of the marked set."""
+"""CSV and BibTeX export of results and of the marked set: every character of corpus text inert
+(the citations' types, venues and other formats: test_citations.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
+from explorer.corpus.latex import MATH
 from explorer.corpus.papers import Paper, normalise
 from explorer.corpus.references import read_references
+from explorer.features.exports.ui_bibtex import to_bibtex
+from explorer.features.exports.ui_tex import TEX_ESCAPES, decode_tex, kept_formula
 from explorer.query.engine import Hit
-from explorer.ui.export import CSV_COLUMNS, TEX_ESCAPES, decode_tex, to_bibtex, to_csv
+from explorer.ui.export import CSV_COLUMNS, to_csv
 
 FULL = Paper(paper_id="p1", title="Graphs & {Braces}: 50% of #tags_here", title_is_derived=False,
              abstract="We bound $\\mathcal{O}(n^{2})$ cost, save $5 and 10%, and use a\\b path.",
@@ -47,20 +51,20 @@ def test_csv_of_plain_papers_leaves_the_ranking_columns_empty():
     assert to_csv([]).strip() == ",".join(CSV_COLUMNS)
 
 
-def test_bibtex_entries_escape_every_tex_special_including_math():
-    text = to_bibtex([FULL, BARE])
+def test_bibtex_entries_escape_every_tex_special_but_keep_whitelisted_math():
+    text = to_bibtex([FULL, BARE], abstract=True)
     assert text.count("@") == 2
-    assert text.startswith("@article{lovelace2021graphs,")
+    assert text.startswith("@misc{lovelace2021graphs,")  # a venue of no known kind
     assert "@misc{lean," in text
     assert (r"title = {Graphs \& \textbraceleft{}Braces\textbraceright{}: 50\% of \#tags\_here}"
             in text)
-    assert "author = {Ada Lovelace and Turing, Alan and Émile Borel}" in text
-    assert r"journal = {Proc. A \& B}" in text
-    assert (r"\$\textbackslash{}mathcal\textbraceleft{}O\textbraceright{}(n"
-            r"\textasciicircum{}\textbraceleft{}2\textbraceright{})\$" in text)  # math shown as text
+    assert "author = {Lovelace, Ada and Turing, Alan and Borel, Émile}" in text
+    assert r"howpublished = {Proc. A \& B}" in text and "journal" not in text
+    assert r"{$\mathcal{O}(n^{2})$}" in text  # math on the formula whitelist stays math
     assert r"save \$5 and 10\%" in text and r"a\textbackslash{}b" in text
     assert "url = {https://example.org/p?a=1&b=%7B2%7D}" in text
-    assert "note = {Paper Explorer id abc123; title derived from the abstract}" in text
+    assert "note = {Title derived from the abstract}" in text
+    assert "abstract" not in to_bibtex([FULL])  # only when asked for
     for entry in text.split("\n@"):
         assert entry.count("{") == entry.count("}")
 
@@ -91,27 +95,43 @@ def _paper(text: str) -> Paper:
 
 
 def _tex_visible(text: str) -> str:
-    """What the text should read as after decoding: controls and line breaks become spaces."""
-    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+    """What the text should read as after decoding: controls and line breaks become spaces,
+    a formula kept as math is written inline ($x$ for $$x$$)."""
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+    return MATH.sub(lambda m: "$" + kept + "$" if (kept := kept_formula(m.group())) else m.group(),
+                    text)
+
+
+KEPT_MATH = re.compile(r"\{\$([^$]*)\$\}")
+WORD_BRACES = re.compile(r"\{([^\W_]+)\}")  # a title's word kept from case changes: {BERT}
+
+
+def _kept(match: re.Match) -> str:
+    """A `{$...$}` of the export: gone when its formula is one the export may keep."""
+    return "" if kept_formula(f"${match.group(1)}$") == match.group(1) else match.group()
 
 
 def assert_bibtex_is_inert_and_decodes(papers: list[Paper]) -> None:
     """Shared with the generated tests: parse the .bib back, check each field is inert TeX."""
-    library = bibtexparser.parse_string(to_bibtex(papers))
+    library = bibtexparser.parse_string(to_bibtex(papers, abstract=True))
     assert not library.failed_blocks and len(library.entries) == len(papers)
     known = re.compile("|".join([*(re.escape(e) for e in TEX_ESCAPES.values()),
                                  r"(?<=[-`'])\{\}(?=[-`'])"]))  # a broken ligature: -{}-
-    read_back = read_references(to_bibtex(papers), "export.bib").entries  # as a reader sees it
+    read_back = read_references(to_bibtex(papers, abstract=True), "export.bib").entries
     kept = [p for p in papers if any(re.search(r"\w{2,}", t) for t in (p.abstract, p.title))]
     assert [p.abstract for p in read_back] == [normalise(_tex_visible(p.abstract)) for p in kept]
     for entry, paper in zip(library.entries, papers):
         fields = entry.fields_dict
-        for name, original in (("title", paper.title), ("journal", paper.venue or ""),
+        for name, original in (("title", paper.title), ("howpublished", paper.venue or ""),
+                               ("journal", paper.venue or ""), ("booktitle", paper.venue or ""),
                                ("abstract", paper.abstract)):
             if name in fields:
                 inner = fields[name].value  # the parser removes the enclosing braces
-                assert decode_tex(inner) == _tex_visible(original)
-                bare = known.sub("", inner)
+                if name == "title" or name == "abstract":
+                    assert decode_tex(inner) == _tex_visible(original)
+                else:  # a venue's name is read with its spaces collapsed (venues.venue_of)
+                    assert decode_tex(inner).split() == _tex_visible(original).split()
+                bare = WORD_BRACES.sub(r"\1", known.sub("", KEPT_MATH.sub(_kept, inner)))
                 assert "\\" not in bare and "{" not in bare and "}" not in bare, inner
         assert re.fullmatch(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*|",
                             fields["url"].value if "url" in fields else "")
@@ -171,7 +191,7 @@ def test_the_bibtex_export_compiles_and_runs_nothing_from_the_corpus(tmp_path: P
     papers = [Paper(paper_id=f"p{i}", title=text, title_is_derived=False, abstract=text,
                     authors=(f"A {text}",), venue=text, year=2020)
               for i, text in enumerate(attacks)]
-    (tmp_path / "refs.bib").write_text(to_bibtex(papers), encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(to_bibtex(papers, abstract=True), encoding="utf-8")
     (tmp_path / "main.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\n"
         "\\begin{document}\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}"

@@ -16,9 +16,9 @@ from explorer.errors import DraftError, UnknownPaperError
 from explorer.features.drafts.cited import cited_from_references, folded_abstract
 from explorer.features.drafts.missed import MissedOptions, missed
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES, MAX_PASSAGES, check_draft, read_draft
+from explorer.features.exports.ui_bibtex import to_bibtex
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
-from explorer.ui.export import to_bibtex
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 
 FAST = MissedOptions(explain=False)
@@ -32,7 +32,7 @@ def seed(explorer: Explorer, phrase: str):
 
 def bib_of(papers) -> bytes:
     """A .bib of `papers` as the app exports it (escaped TeX), as a reader would keep it."""
-    return to_bibtex(papers).encode("utf-8")
+    return to_bibtex(papers, abstract=True).encode("utf-8")
 
 
 def test_a_related_seed_paper_the_bib_lacks_comes_back_and_cited_ones_never(seeds_explorer):

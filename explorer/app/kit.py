@@ -13,9 +13,10 @@ import streamlit as st
 from explorer.errors import ExplorerError
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import Lights
+from explorer.features.exports import ui as exports
 from explorer.query.engine import Explorer, Hit
 from explorer.ui import page, public, trail
-from explorer.ui.export import to_bibtex, to_csv
+from explorer.ui.export import to_csv
 from explorer.ui.links import PAPER, Location
 from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import step_of
@@ -106,11 +107,24 @@ def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], p
 
 
 def downloads_ui(items: Sequence, root: str, name: str, key: str) -> None:
+    """CSV and the citation formats of `items` (hits or papers), as download buttons."""
     if not items:
         return
     items = public.public_items(items, root)
     with st.container(horizontal=True):
-        for label, text, suffix, mime in (("CSV", to_csv, "csv", "text/csv"),
-                                          ("BibTeX", to_bibtex, "bib", "application/x-bibtex")):
-            st.download_button(label, text(items), f"{name}.{suffix}", mime, key=f"{key}-{suffix}",
-                               icon=":material/download:", on_click="ignore")
+        st.download_button("CSV", to_csv(items), f"{name}.csv", "text/csv", key=f"{key}-csv",
+                           icon=":material/download:", on_click="ignore")
+        citations_ui(items, name, key)
+
+
+def citations_ui(items: Sequence, name: str, key: str, label: str = "{format}") -> None:
+    """One download button per citation format (BibTeX, RIS, CSL-JSON) of `items` (public
+    already), `label` naming the format ("{format}"), and whether to write the abstracts.
+    No items: the buttons are shown disabled."""
+    abstract = st.session_state.get(f"{key}-abstract", False)
+    for form in exports.FORMATS:  # written when clicked (pure functions: no session needed)
+        text = functools.partial(form.write, items, abstract=abstract) if items else ""
+        st.download_button(label.format(format=form.label), text, f"{name}.{form.suffix}",
+                           form.mime, key=f"{key}-{form.suffix}", disabled=not items,
+                           icon=":material/download:", on_click="ignore")
+    st.checkbox(exports.ABSTRACT_LABEL, key=f"{key}-abstract", help=exports.ABSTRACT_HELP)

@@ -16,7 +16,7 @@ from explorer.features.collections.store import Collections
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
-FORMATS = ("bibtex", "csv")
+FORMATS = ("bibtex", "ris", "csl-json", "csv")
 
 
 def add_collection(commands) -> None:
@@ -31,7 +31,7 @@ def add_collection(commands) -> None:
         ("remove", "remove papers", _remove, "+"),
         ("rename", "give a collection another name", _rename, None),
         ("delete", "delete a collection", _delete, None),
-        ("export", "a collection's papers as BibTeX or CSV", _export, None),
+        ("export", "a collection's papers as BibTeX, RIS, CSL-JSON or CSV", _export, None),
         ("import", "a new collection of the papers of a .bib (.ris, CSL-JSON) this index has",
          _import, None),
     ):
@@ -55,6 +55,8 @@ def add_collection(commands) -> None:
                                 help="the app's address, to print a full link")
         if name == "export":
             action.add_argument("--format", choices=FORMATS, default="bibtex")
+            action.add_argument("--abstract", action="store_true",
+                                help="include the abstracts in the citations")
             action.add_argument("--out", type=Path, help="write to this file (default: stdout)")
         else:
             action.add_argument("--json", action="store_true", help="print JSON")
@@ -138,16 +140,18 @@ def _show(args: argparse.Namespace, settings: Settings, parser) -> int:
 
 
 def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
+    from explorer.features.exports.ui import export_text
     from explorer.files import atomic_write
     from explorer.query.engine import Explorer
-    from explorer.ui.export import to_bibtex, to_csv
+    from explorer.ui.export import to_csv
 
     collection = _store(settings).get(args.name)
     explorer = Explorer.open(settings.index_dir, model=settings.query_model)
     known, missing = split_known(collection.paper_ids, explorer)
     _warn_missing(collection, missing)
     papers = [explorer.paper(paper_id) for paper_id in known]
-    text = to_bibtex(papers) if args.format == "bibtex" else to_csv(papers)
+    text = (to_csv(papers) if args.format == "csv"
+            else export_text(papers, args.format, abstract=args.abstract))
     if args.out is None:
         sys.stdout.write(text)
         return 0

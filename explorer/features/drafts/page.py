@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.app.kit import Page, hit_ui, reported
+from explorer.app.kit import Page, citations_ui, hit_ui, reported
 from explorer.features.collections import ui as saved
 from explorer.features.collections.page import collection_shelf, visitor_key_ui
 from explorer.features.drafts import ui as drafts
 from explorer.query.engine import Explorer
 from explorer.ui import public
-from explorer.ui.export import to_bibtex
 from explorer.ui.links import DRAFT, Location
 from explorer.ui.text import escape_markdown
 
@@ -66,10 +65,9 @@ def missed_ui(explorer: Explorer, location: Location, checked: drafts.Checked, r
             hit_ui(location, paper.hit, f"d-{paper.paper_id}", drafts.paper_spans(paper),
                    drafts.card_note(paper, passage))
     marked = drafts.marked_papers(result, location.like)
-    st.download_button(drafts.EXPORT_LABEL.format(count=len(marked)),
-                       to_bibtex(public.public_items(marked, root)), "papers-to-add.bib",
-                       "application/x-bibtex", key="draft-export", disabled=not marked,
-                       icon=":material/download:", on_click="ignore")
+    with st.container(horizontal=True, key="draft-export"):
+        citations_ui(public.public_items(marked, root), "papers-to-add", "draft-export",
+                     drafts.EXPORT_LABEL.replace("{count}", str(len(marked))))
 
 
 PAGE = Page(DRAFT, draft_ui, "Check my draft", ":material/fact_check:")

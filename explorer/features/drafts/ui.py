@@ -51,7 +51,7 @@ CITED_LABEL = "What it cites"
 REFERENCES_LABEL = "Your reference list (read in memory, never stored)"
 NO_DRAFT = "Paste a draft (or give a text file of it) first, then check it."
 NO_RESULTS = "No missed papers: every related paper of this corpus is cited."
-EXPORT_LABEL = "BibTeX of the {count} marked to add"  # marked: "More like this" on a card
+EXPORT_LABEL = "{format} of the {count} marked to add"  # marked: "More like this" on a card
 
 
 @dataclass(frozen=True)
