@@ -1,7 +1,7 @@
-"""Strength badges (ranking/calibration.py) with the real model and the real seeds index: a good
-match reads good, nonsense reads weak, each verb's score is compared with its own kind of
-random scores, and an index built before question scores were stored still opens and falls
-back to paper pairs."""
+"""Strength badges (ranking/calibration.py, explorer/wording.py) with the real model and the real
+seeds index: a good match reads good, nonsense reads weak, each verb's score is compared with its
+own kind of random scores, and an index built before question scores were stored still opens and
+falls back to paper pairs."""
 
 from __future__ import annotations
 
@@ -17,16 +17,9 @@ from explorer.ingest import embedding
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ranking import policy
-from explorer.ranking.calibration import (
-    PAPERS,
-    QUESTIONS,
-    STRENGTHS,
-    WEAK,
-    compared,
-    kept_question_quantiles,
-    strength,
-)
+from explorer.ranking.calibration import PAPERS, QUESTIONS, kept_question_quantiles
 from explorer.ui.page import score_help, score_text
+from explorer.wording import STRENGTHS, WEAK, compared, strength
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 

@@ -39,9 +39,9 @@ from explorer.model.embedder import (
     cut_question,
 )
 from explorer.query.compatible import comparable_model
-from explorer.query.hits import Hit
+from explorer.query.hits import Hit, placed
 from explorer.query.suggest import PaperRows
-from explorer.ranking.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
+from explorer.ranking.calibration import PAPERS, QUESTIONS, Scale, scale_for
 from explorer.ranking.channels import (
     Channel,
     DenseChannel,
@@ -294,9 +294,8 @@ class Explorer:
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        placed = scale is not None and plan.cosine
-        return [Hit(rank, float(score), paper=self.papers[int(row)],
-                    **(scale.place(float(score)) if placed else UNPLACED))
+        place = scale if plan.cosine else None
+        return [Hit(rank, float(score), paper=self.papers[int(row)], **placed(place, float(score)))
                 for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,

@@ -1,11 +1,14 @@
-"""What the verbs return: Hit (how results are restricted: ranking/filters.py)."""
+"""What the verbs return: Hit, and its place among random cosines in words (`placed`); how
+results are restricted: ranking/filters.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from explorer import wording
 from explorer.corpus.papers import Paper
+from explorer.ranking.calibration import Scale
 
 
 @dataclass(frozen=True)
@@ -14,7 +17,7 @@ class Hit:
     but lexical, where it is the BM25 score), `percentile` the share of random cosines of this
     corpus below it, `compared_with` which ones (calibration.QUESTIONS: question-paper,
     calibration.PAPERS: paper-paper), `strength` its word ("strong match", "good match",
-    "related", "weak": calibration.STRENGTHS; None when the percentile is not calibrated for
+    "related", "weak": wording.STRENGTHS; None when the percentile is not calibrated for
     this kind of score). All three are None for a BM25 score."""
 
     rank: int
@@ -40,3 +43,14 @@ class Hit:
         data.update({k: v for k, v in self.paper.to_dict().items()
                      if k not in ("paper_id", "title", "title_is_derived")})
         return data
+
+
+def placed(scale: Scale | None, score: float) -> dict[str, Any]:
+    """A Hit's percentile, compared_with and strength for a cosine `score` on `scale` (None:
+    not placed, all three None); the word from wording.strength when the scale is labelled."""
+    if scale is None:
+        return {"percentile": None, "compared_with": None, "strength": None}
+    place = scale.place(score)
+    word = wording.strength(place["percentile"]) if place["labelled"] else None
+    return {"percentile": place["percentile"], "compared_with": place["compared_with"],
+            "strength": word}

@@ -1,5 +1,5 @@
-"""How strong a hit's cosine is, in words a reader takes in at a glance: the cosine placed among
-random cosines of the same corpus and named by the share of them it beats. The random cosines
+"""How strong a hit's cosine is: the cosine placed among random cosines of the same corpus, by
+the share of them it beats (the words for it: explorer/wording.py). The random cosines
 are computed at build time, here too (`pair_quantiles`, `question_quantiles`), and stored in the
 index's extras under PAIR_QUANTILES and QUESTION_QUANTILES (artifacts/layout.py names them here).
 
@@ -28,28 +28,6 @@ KINDS = (QUESTIONS, PAPERS)
 # questions with other papers (absent in indexes built before); artifacts/layout.py points here.
 PAIR_QUANTILES, QUESTION_QUANTILES = "pair_quantiles", "question_quantiles"
 
-# The labels, by percentile (the share of the random cosines below the hit's), strongest first;
-# below the last: WEAK. Checked on the seeds (studies/badge_check.py ->
-# studies/results/badges-seeds.md): every paraphrased question's target reads at least
-# "related" (nearly all "good" or "strong"); off-topic questions' best hits read "weak".
-STRENGTHS = ((99.5, "strong match"), (97.0, "good match"), (85.0, "related"))
-WEAK = "weak"
-
-
-def compared(percentile: float, compared_with: str) -> str:
-    """'above 99.2% of random question-paper cosines' ('above all ...' past the top quantile)."""
-    share = "all" if percentile >= 100 else f"{percentile:g}% of"
-    return f"above {share} random {compared_with} cosines"
-
-
-def strength(percentile: float) -> str:
-    """The word for a score at `percentile` (0-100) of its reference scores."""
-    for threshold, word in STRENGTHS:
-        if percentile >= threshold:
-            return word
-    return WEAK
-
-
 @dataclass(frozen=True)
 class Scale:
     """What hits' cosines are compared with: the quantiles (at evenly spaced percentiles 0..100)
@@ -68,13 +46,11 @@ class Scale:
         return round(100.0 * min(position, steps) / steps, 1)
 
     def place(self, score: float) -> dict[str, Any]:
-        """Hit's fields for `score`: percentile, compared_with, strength."""
-        percentile = self.percentile(score)
-        return {"percentile": percentile, "compared_with": self.compared_with,
-                "strength": strength(percentile) if self.labelled else None}
+        """Hit's fields for `score`: percentile, compared_with, labelled (whether a strength word
+        may be given: wording.strength)."""
+        return {"percentile": self.percentile(score), "compared_with": self.compared_with,
+                "labelled": self.labelled}
 
-
-UNPLACED: dict[str, Any] = {"percentile": None, "compared_with": None, "strength": None}
 
 
 def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:

@@ -37,6 +37,10 @@ DEFAULT_MODE = HYBRID
 # Hybrid runs a pseudo-relevance feedback pass unless told not to (feedback.py): it won in
 # 2-fold cross-validation on full ACM-CR (studies/results/quality-acm-cr-prf.md).
 DEFAULT_FEEDBACK = True
+# The exact-match guard of the feedback pass (pipeline.exact_match): a first-pass top hit that
+# also leads the lexical channel and whose cosine is above this percentile of the corpus's
+# random cosines of its kind stays first. Its own number, not a display label's threshold.
+EXACT_PERCENTILE = 99.5
 # The channels, by name: what Explorer.channel(name) returns.
 SCORES = "scores"  # a precomputed score of every row (Request.scores), in place of dense
 CHANNELS = (DENSE, LEXICAL, SCORES)

@@ -1,0 +1,82 @@
+"""Every word and number format a reader sees about a score or a strength: the strength words and
+what they mean, the score line of a card (app) and of a result (CLI), its hover help, a pair's
+cosine (relatives, drafts). The app, the CLI and JSON all read them here; ranking never does.
+"""
+
+from __future__ import annotations
+
+# The words, by percentile of a hit's cosine among this corpus's random cosines of its kind (the
+# share of them below it), strongest first; below the last: WEAK. Checked on the seeds
+# (studies/badge_check.py -> studies/results/badges-seeds.md).
+STRENGTHS = ((99.5, "strong match"), (97.0, "good match"), (85.0, "related"))
+WEAK = "weak"
+WORDS = (*(word for _, word in STRENGTHS), WEAK)  # strongest first
+
+SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
+              "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
+              + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
+              + f", else *{WEAK}*.")
+OLD_SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that "
+                  "are at least this similar; 'weak' = most of them are. (This index was built "
+                  "before question scores were stored: rebuild it for a strength word.)")
+PAPER_PAIRS = "paper-paper"  # calibration.PAPERS: what a paper's cosine is compared with
+
+
+def strength(percentile: float) -> str:
+    """The word for a score at `percentile` (0-100) of its reference scores."""
+    for threshold, word in STRENGTHS:
+        if percentile >= threshold:
+            return word
+    return WEAK
+
+
+def compared(percentile: float, compared_with: str) -> str:
+    """'above 99.2% of random question-paper cosines' ('above all ...' past the top quantile)."""
+    share = "all" if percentile >= 100 else f"{percentile:g}% of"
+    return f"above {share} random {compared_with} cosines"
+
+
+def score_line(score: float, word: str | None, percentile: float | None = None,
+               compared_with: str | None = None, *, detail: bool = False) -> str:
+    """'cos 0.612 · strong match', the same in the app, the CLI and `explorer missed`; with
+    `detail` (the CLI) the word is followed by '(above 99.9% of random question-paper cosines)'.
+
+    Without a word (a question's score on an index built before question scores were stored):
+    'cos 0.612 · top 0.4% of paper pairs', how rare such a score is among paper pairs; a score
+    that most random pairs reach says so ("top 94%" would read as praise)."""
+    text = f"cos {score:.3f}"
+    if word is not None:
+        text += f" · {word}"
+        if detail and percentile is not None and compared_with:
+            text += f" ({compared(percentile, compared_with)})"
+        return text
+    if percentile is None:
+        return text
+    rarer = max(100.0 - percentile, 0.0)
+    if rarer > 50:
+        return text + " · weak"
+    if rarer >= 1:
+        text += f" · top {rarer:.0f}%"
+    else:
+        text += f" · top {rarer:.1f}%" if rarer >= 0.1 else " · top <0.1%"
+    return text + (" of paper pairs" if compared_with == PAPER_PAIRS else "")
+
+
+def score_help(score: float, word: str | None, percentile: float | None,
+               compared_with: str | None) -> str:
+    """The badge's hover text: what the words mean, and this hit's place."""
+    if word is None or percentile is None:
+        return OLD_SCORE_HELP if percentile is not None else SCORE_HELP
+    return (f"{SCORE_HELP}  \nThis one: cos {score:.3f}, "
+            f"{compared(percentile, str(compared_with))} of this corpus.")
+
+
+def pair_line(score: float) -> str:
+    """Two papers' closeness (relatives): 'cos 0.912'."""
+    return f"cos {score:.3f}"
+
+
+def closeness_line(score: float) -> str:
+    """A paper's closeness to another, in passing (a missed paper's closest cited): 'cos 0.62'."""
+    return f"cos {score:.2f}"
+
