@@ -5,6 +5,8 @@ cosine (relatives, drafts). The app, the CLI and JSON all read them here; rankin
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 # The words, by percentile of a hit's cosine among this corpus's random cosines of its kind (the
 # share of them below it), strongest first; below the last: WEAK. Checked on the seeds
 # (studies/badge_check.py -> studies/results/badges-seeds.md).
@@ -12,13 +14,19 @@ STRENGTHS = ((99.5, "strong match"), (97.0, "good match"), (85.0, "related"))
 WEAK = "weak"
 WORDS = (*(word for _, word in STRENGTHS), WEAK)  # strongest first
 
-SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
-              "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
+SCORE_HELP = ("The score the list is ordered by: the cosine similarity plus a share for the "
+              "words a paper shares with the question. The word says how strong the cosine is "
+              "in this corpus: its rank among random question–paper cosines (for a question) "
+              "or paper–paper cosines (for a paper): "
               + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
               + f", else *{WEAK}*.")
-OLD_SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that "
-                  "are at least this similar; 'weak' = most of them are. (This index was built "
-                  "before question scores were stored: rebuild it for a strength word.)")
+OLD_SCORE_HELP = ("The score the list is ordered by; 'top x%' = share of random paper pairs in "
+                  "this corpus at least as similar as its cosine; 'weak' = most of them are. "
+                  "(This index was built before question scores were stored: rebuild it for a "
+                  "strength word.)")
+RELEVANT = frozenset(word for _, word in STRENGTHS)  # "related" or better
+NOTHING_RELEVANT = ("Nothing here looks relevant: no result reaches “related”. This corpus may "
+                    "not cover the question; the closest papers follow anyway.")
 PAPER_PAIRS = "paper-paper"  # calibration.PAPERS: what a paper's cosine is compared with
 
 
@@ -37,14 +45,16 @@ def compared(percentile: float, compared_with: str) -> str:
 
 
 def score_line(score: float, word: str | None, percentile: float | None = None,
-               compared_with: str | None = None, *, detail: bool = False) -> str:
-    """'cos 0.612 · strong match', the same in the app, the CLI and `explorer missed`; with
-    `detail` (the CLI) the word is followed by '(above 99.9% of random question-paper cosines)'.
+               compared_with: str | None = None, *, detail: bool = False,
+               name: str = "score") -> str:
+    """'score 0.612 · strong match', the same in the app and the CLI (`name` "cos" where the
+    number is a cosine, as `explorer missed` shows); with `detail` (the CLI) the word is
+    followed by '(above 99.9% of random question-paper cosines)'.
 
     Without a word (a question's score on an index built before question scores were stored):
-    'cos 0.612 · top 0.4% of paper pairs', how rare such a score is among paper pairs; a score
-    that most random pairs reach says so ("top 94%" would read as praise)."""
-    text = f"cos {score:.3f}"
+    'score 0.612 · top 0.4% of paper pairs', how rare its cosine is among paper pairs; a
+    cosine that most random pairs reach says so ("top 94%" would read as praise)."""
+    text = f"{name} {score:.3f}"
     if word is not None:
         text += f" · {word}"
         if detail and percentile is not None and compared_with:
@@ -62,12 +72,13 @@ def score_line(score: float, word: str | None, percentile: float | None = None,
     return text + (" of paper pairs" if compared_with == PAPER_PAIRS else "")
 
 
-def score_help(score: float, word: str | None, percentile: float | None,
+def score_help(score: float, cosine: float | None, word: str | None, percentile: float | None,
                compared_with: str | None) -> str:
-    """The badge's hover text: what the words mean, and this hit's place."""
-    if word is None or percentile is None:
+    """The badge's hover text: what the score and the words mean, and this hit's cosine and
+    its place."""
+    if word is None or percentile is None or cosine is None:
         return OLD_SCORE_HELP if percentile is not None else SCORE_HELP
-    return (f"{SCORE_HELP}  \nThis one: cos {score:.3f}, "
+    return (f"{SCORE_HELP}  \nThis one: score {score:.3f}, cosine {cosine:.3f}, "
             f"{compared(percentile, str(compared_with))} of this corpus.")
 
 
@@ -80,3 +91,10 @@ def closeness_line(score: float) -> str:
     """A paper's closeness to another, in passing (a missed paper's closest cited): 'cos 0.62'."""
     return f"cos {score:.2f}"
 
+
+
+def nothing_relevant(words: Iterable[str | None]) -> bool:
+    """True when the hits carry strength words and none of them reaches "related" (a page then
+    says NOTHING_RELEVANT above its list)."""
+    given = [word for word in words if word is not None]
+    return bool(given) and not any(word in RELEVANT for word in given)

@@ -87,7 +87,7 @@ def test_each_verb_says_what_its_score_is_compared_with(seeds_explorer: Explorer
     record = hit.to_dict()
     assert (record["compared_with"], record["strength"]) == (QUESTIONS, hit.strength)
     assert compared(hit.percentile, QUESTIONS) in score_help(hit)
-    assert score_text(hit) == f"cos {hit.score:.3f} · {hit.strength}"
+    assert score_text(hit) == f"score {hit.score:.3f} · {hit.strength}"
 
 
 def test_questions_embedded_in_a_batch_are_embedded_as_one_question_is(seeds_explorer: Explorer):
@@ -125,7 +125,7 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
     monkeypatch.undo()
     for hit in hits:
         assert (hit.compared_with, hit.strength) == (PAPERS, None)
-        assert hit.percentile == old.percentile(hit.score, PAPERS) is not None
+        assert hit.percentile == old.percentile(hit.cosine, PAPERS) is not None
     assert "paper pairs" in score_text(hits[0]) and "rebuild" in score_help(hits[0])
     similar = old.similar(hits[0].paper_id, 3)
     assert all(h.compared_with == PAPERS and h.strength in WORDS for h in similar)

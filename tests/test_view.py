@@ -110,25 +110,25 @@ def test_going_to_a_step_keeps_the_marked_set_and_filters():
         go_to(state, ("map", ""))
 
 
-def test_scores_read_as_cosine_and_rarity():
+def test_scores_read_as_score_and_rarity():
     paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a")
-    assert score_text(Hit(1, 0.61234, 99.95, paper)) == "cos 0.612 · top <0.1%"
-    assert score_text(Hit(1, 0.5, 99.5, paper)) == "cos 0.500 · top 0.5%"
-    assert score_text(Hit(1, 0.2, 70.0, paper)) == "cos 0.200 · top 30%"
-    assert score_text(Hit(1, 0.2, 50.0, paper)) == "cos 0.200 · top 50%"
-    assert score_text(Hit(1, 0.15, 6.0, paper)) == "cos 0.150 · weak"
-    assert score_text(Hit(1, 0.2, None, paper)) == "cos 0.200"
+    assert score_text(Hit(1, 0.61234, 99.95, paper)) == "score 0.612 · top <0.1%"
+    assert score_text(Hit(1, 0.5, 99.5, paper)) == "score 0.500 · top 0.5%"
+    assert score_text(Hit(1, 0.2, 70.0, paper)) == "score 0.200 · top 30%"
+    assert score_text(Hit(1, 0.2, 50.0, paper)) == "score 0.200 · top 50%"
+    assert score_text(Hit(1, 0.15, 6.0, paper)) == "score 0.150 · weak"
+    assert score_text(Hit(1, 0.2, None, paper)) == "score 0.200"
     # with a strength word: the word; a question's score against paper pairs (an index built
     # before question scores were stored): the rarity among paper pairs, as before
     assert score_text(Hit(1, 0.61234, 99.95, paper, QUESTIONS, "strong match")) == (
-        "cos 0.612 · strong match")
-    assert score_text(Hit(1, 0.3, 96.0, paper, PAPERS, "related")) == "cos 0.300 · related"
-    assert score_text(Hit(1, 0.2, 70.0, paper, PAPERS)) == "cos 0.200 · top 30% of paper pairs"
-    assert score_text(Hit(1, 0.15, 6.0, paper, PAPERS)) == "cos 0.150 · weak"
+        "score 0.612 · strong match")
+    assert score_text(Hit(1, 0.3, 96.0, paper, PAPERS, "related")) == "score 0.300 · related"
+    assert score_text(Hit(1, 0.2, 70.0, paper, PAPERS)) == "score 0.200 · top 30% of paper pairs"
+    assert score_text(Hit(1, 0.15, 6.0, paper, PAPERS)) == "score 0.150 · weak"
     assert "above 99.9% of random question-paper cosines" in score_help(
-        Hit(1, 0.6, 99.9, paper, QUESTIONS, "strong match"))
+        Hit(1, 0.6, 99.9, paper, QUESTIONS, "strong match", cosine=0.55))
     assert "above all random paper-paper cosines" in score_help(
-        Hit(1, 0.9, 100.0, paper, PAPERS, "strong match"))
+        Hit(1, 0.9, 100.0, paper, PAPERS, "strong match", cosine=0.9))
     assert "rebuild" in score_help(Hit(1, 0.2, 70.0, paper, PAPERS))
 
 

@@ -40,5 +40,6 @@ def test_the_badge_the_cli_line_and_the_json_strength_agree(
 
 def test_missed_and_relatives_use_the_same_lines(seeds_explorer: Explorer):
     hit = seeds_explorer.search(PARAPHRASES[0][0], 1)[0]
-    assert score_text(hit) == f"{wording.pair_line(hit.score)} · {hit.strength}"
+    assert score_text(hit) == f"score {hit.score:.3f} · {hit.strength}"
+    assert wording.pair_line(0.91234) == "cos 0.912"
     assert wording.closeness_line(0.6234) == "cos 0.62"

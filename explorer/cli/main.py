@@ -27,7 +27,7 @@ from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
 from explorer.ranking.fusion import MODES
 from explorer.settings import DEFAULT_CORPUS, DEFAULT_INDEX_DIR, Settings
-from explorer.wording import score_line
+from explorer.wording import NOTHING_RELEVANT, nothing_relevant, score_line
 
 EXIT_USAGE = 2
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
@@ -317,6 +317,8 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
 
     if not hits:
         print("No results.")
+    elif nothing_relevant(hit["strength"] for hit in hits):
+        print(f"{NOTHING_RELEVANT}\n")
     for hit in hits:
         mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
         details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)

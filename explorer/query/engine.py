@@ -278,12 +278,12 @@ class Explorer:
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
              kind: str = QUESTIONS, paper_query: bool = False, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
-        (and is what hits' cosine scores are to, placed on `scale(kind)`; BM25 scores in
-        lexical mode); `paper_query`: the text is one paper's (policy.plan_for ranks it as a
-        paper, not a question); rows in `exclude` never come back; `dense_scores` (n,), when
-        given, replace the vector search as the dense channel (e.g. an SVM's; no feedback). What
-        runs is decided by policy.plan_for (channels, fusion, feedback, depth) and carried out
-        by pipeline.run."""
+        (and is what hits' cosines are to, placed on `scale(kind)`; a hit's score is what the
+        list is ordered by: pipeline.run); `paper_query`: the text is one paper's
+        (policy.plan_for ranks it as a paper, not a question); rows in `exclude` never come
+        back; `dense_scores` (n,), when given, replace the vector search as the dense channel
+        (e.g. an SVM's; no feedback). What runs is decided by policy.plan_for (channels,
+        fusion, feedback, depth) and carried out by pipeline.run."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         plan = plan_for(options.mode, options, scores=dense_scores is not None,
                         paper_query=paper_query, papers=len(self.papers))
@@ -294,9 +294,11 @@ class Explorer:
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        place = scale if plan.cosine else None
-        return [Hit(rank, float(score), paper=self.papers[int(row)], **placed(place, float(score)))
-                for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
+        cosines = (self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
+                   if plan.cosine and vector is not None else [None] * len(rows))
+        return [Hit(rank, float(score), paper=self.papers[int(row)],
+                    **placed(scale, None if cosine is None else float(cosine)))
+                for rank, (row, score, cosine) in enumerate(zip(rows, scores, cosines), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,
                    filters: Filters | None = None, exclude: Iterable[int] = ()) -> Ranked:

@@ -13,9 +13,11 @@ from explorer.ranking.calibration import Scale
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked result: `score` is the cosine similarity to the query or paper (in every mode
-    but lexical, where it is the BM25 score), `percentile` the share of random cosines of this
-    corpus below it, `compared_with` which ones (calibration.QUESTIONS: question-paper,
+    """One ranked result: `score` is what the list is ordered by (the fused score of the
+    ranking's channels: in dense mode the cosine, in lexical mode the BM25 score; for hybrid
+    the cosine plus the shared words' share), `cosine` its cosine similarity to the query or
+    paper (None in lexical mode), `percentile` the share of random cosines of this corpus below
+    the cosine, `compared_with` which ones (calibration.QUESTIONS: question-paper,
     calibration.PAPERS: paper-paper), `strength` its word ("strong match", "good match",
     "related", "weak": wording.STRENGTHS; None when the percentile is not calibrated for
     this kind of score). All three are None for a BM25 score."""
@@ -26,6 +28,7 @@ class Hit:
     paper: Paper
     compared_with: str | None = None
     strength: str | None = None
+    cosine: float | None = None
 
     @property
     def paper_id(self) -> str:
@@ -38,19 +41,22 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         data = {"rank": self.rank, "paper_id": self.paper_id, "title": self.title,
                 "title_is_derived": self.paper.title_is_derived,
-                "score": round(self.score, 6), "percentile": self.percentile,
+                "score": round(self.score, 6),
+                "cosine": None if self.cosine is None else round(self.cosine, 6),
+                "percentile": self.percentile,
                 "compared_with": self.compared_with, "strength": self.strength}
         data.update({k: v for k, v in self.paper.to_dict().items()
                      if k not in ("paper_id", "title", "title_is_derived")})
         return data
 
 
-def placed(scale: Scale | None, score: float) -> dict[str, Any]:
-    """A Hit's percentile, compared_with and strength for a cosine `score` on `scale` (None:
-    not placed, all three None); the word from wording.strength when the scale is labelled."""
-    if scale is None:
-        return {"percentile": None, "compared_with": None, "strength": None}
-    place = scale.place(score)
+def placed(scale: Scale | None, cosine: float | None) -> dict[str, Any]:
+    """A Hit's cosine, percentile, compared_with and strength for its `cosine` on `scale` (None:
+    not placed, the last three None); the word from wording.strength when the scale is
+    labelled."""
+    if scale is None or cosine is None:
+        return {"cosine": cosine, "percentile": None, "compared_with": None, "strength": None}
+    place = scale.place(cosine)
     word = wording.strength(place["percentile"]) if place["labelled"] else None
-    return {"percentile": place["percentile"], "compared_with": place["compared_with"],
-            "strength": word}
+    return {"cosine": cosine, "percentile": place["percentile"],
+            "compared_with": place["compared_with"], "strength": word}

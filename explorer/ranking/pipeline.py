@@ -22,8 +22,9 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
     """Rank for `request` as `plan` says -> (rows, scores), best first, at most plan.top_k.
 
     `channels` are the plan's, in its order; `vectors` (n, d) all papers (for the feedback
-    pass, MMR and the cosine scores). The scores are the cosines to request.vector when
-    plan.cosine, else the (single) channel's own scores."""
+    pass and MMR). The scores are the ones the rows are ordered by (the fused score; one
+    channel's own), so they never rise down the list, except where MMR (plan.diverse) re-orders
+    it for variety; an exact match the feedback pass kept first takes the pass's best score."""
     ranked = [channel.top(request, plan.depth, blocked) for channel in channels]
     rows, scores = _fuse(plan, ranked, request)
     if plan.feedback:
@@ -35,13 +36,11 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
             first = np.flatnonzero(rows == exact)[:1]
             order = np.concatenate([first, np.delete(np.arange(len(rows)), first)])
             rows, scores = rows[order], scores[order]
+            scores[:1] = scores.max(initial=-np.inf)
     if plan.diverse and len(rows):
         order = mmr(scores, vectors[rows], plan.top_k)
         rows, scores = rows[order], scores[order]
-    rows, scores = rows[: plan.top_k], scores[: plan.top_k]
-    if plan.cosine:
-        scores = vectors[rows] @ np.asarray(request.vector, dtype=np.float32)
-    return rows, scores
+    return rows[: plan.top_k], scores[: plan.top_k]
 
 
 def exact_match(rows: np.ndarray, ranked: Sequence[Ranked], request: Request,

@@ -104,7 +104,7 @@ class Plan:
     # Candidate pool: rows each channel returns, >= top_k when fusion or MMR re-orders them.
     depth: int
     top_k: int  # the result count
-    cosine: bool  # hits scored by their cosine to Request.vector, else by the fused score
+    cosine: bool  # hits carry their cosine to Request.vector besides the score they are ranked by
 
 
 def plan_for(mode: str, options: QueryOptions, scores: bool = False,

@@ -146,13 +146,14 @@ def query_note(query: str) -> str | None:
 
 
 def score_text(hit: Hit) -> str:
-    """The card's badge: wording.score_line of the hit ('cos 0.612 · strong match')."""
+    """The card's badge: wording.score_line of the hit ('score 0.612 · strong match')."""
     return wording.score_line(hit.score, hit.strength, hit.percentile, hit.compared_with)
 
 
 def score_help(hit: Hit) -> str:
     """The badge's hover text (wording.score_help)."""
-    return wording.score_help(hit.score, hit.strength, hit.percentile, hit.compared_with)
+    return wording.score_help(hit.score, hit.cosine, hit.strength, hit.percentile,
+                              hit.compared_with)
 
 
 def meta_parts(paper: Paper) -> list[str]:

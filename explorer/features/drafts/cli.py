@@ -86,7 +86,8 @@ def _print_paper(paper, prefix: str) -> None:
     hit = paper.hit
     facts = " · ".join(str(x) for x in (hit.paper.venue, hit.paper.year) if x)
     print(f"{prefix}{safe_text(hit.title)}")
-    line = wording.score_line(hit.score, hit.strength, hit.percentile, hit.compared_with)
+    line = wording.score_line(hit.score, hit.strength, hit.percentile, hit.compared_with,
+                              name="cos")
     print(f"    id {safe_text(hit.paper_id)} · {line} · passage "
           f"{paper.passage}{' · ' + safe_text(facts) if facts else ''}")
     if paper.tie is not None:
