@@ -19,7 +19,7 @@ from explorer.query.engine import Explorer
 from explorer.ranking import policy
 from explorer.ranking.calibration import PAPERS, QUESTIONS, kept_question_quantiles
 from explorer.ui.page import score_help, score_text
-from explorer.wording import STRENGTHS, WEAK, compared, strength
+from explorer.wording import STRENGTHS, WEAK, relevance_word, strength
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 
@@ -86,7 +86,8 @@ def test_each_verb_says_what_its_score_is_compared_with(seeds_explorer: Explorer
     hit = ex.search(PARAPHRASES[0][0], 1)[0]
     record = hit.to_dict()
     assert (record["compared_with"], record["strength"]) == (QUESTIONS, hit.strength)
-    assert compared(hit.percentile, QUESTIONS) in score_help(hit)
+    assert f"chance relevant {hit.relevance:.2f}" in score_help(hit)
+    assert hit.strength == relevance_word(hit.relevance)
     assert score_text(hit) == f"score {hit.score:.3f} · {hit.strength}"
 
 

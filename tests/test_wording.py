@@ -35,7 +35,8 @@ def test_the_badge_the_cli_line_and_the_json_strength_agree(
         badge = score_text(hit)
         assert badge == wording.score_line(record["score"], record["strength"])
         assert f"id {hit.paper_id} · {badge} (" in text  # the CLI adds what it is compared with
-        assert wording.compared(hit.percentile, hit.compared_with) in score_help(hit)
+        assert f"chance relevant {hit.relevance:.2f}" in score_help(hit)  # a question's hit
+        assert f"{badge} (chance relevant {hit.relevance:.2f})" in text
 
 
 def test_missed_and_relatives_use_the_same_lines(seeds_explorer: Explorer):

@@ -324,7 +324,7 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
         details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
         print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
         line = score_line(hit["score"], hit["strength"], hit["percentile"], hit["compared_with"],
-                          detail=True)
+                          detail=True, chance=hit["relevance"])
         print(f"    id {safe_text(hit['paper_id'])} · {line}"
               f"{' · ' + safe_text(details) if details else ''}")
         abstract = safe_text(" ".join(hit["abstract"].split()))

@@ -66,6 +66,48 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
     return None
 
 
+# -- how likely a question's hit is relevant ---------------------------------------------------
+# A question's hit is judged with the first CONTEXT hits of its list (fused scores, best first):
+# the chance that it is relevant, from a logistic model of three signals (relevance_features).
+# RELEVANCE_WEIGHTS (intercept, then one per feature) were fitted by
+# studies/strength_calibration.py on judged questions of three sets (seeds, paperlists-ml TLDRs
+# and titles, ACM-CR citation contexts), each also asked with its relevant papers removed (the
+# absent-topic questions), and checked held out there (studies/results/strength-calibration.md).
+# The signals are placed in each corpus's own question-paper cosines, which the build stores
+# per model; the weights are those of the default model.
+CONTEXT = 10
+TAIL_CAP = 3.0  # -log10(1 - percentile/100) at most: the quantiles' resolution is 0.1 point
+RELEVANCE_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
+
+
+def relevance_features(scores: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+    """(m, 3) signals of each of one list's hits from its fused `scores` (m,), best first, and
+    the corpus's question-paper `quantiles`: how far into the tail of random question-paper
+    cosines its score is (-log10 of the share above it, at most TAIL_CAP), how far it stands
+    above the list's CONTEXT-th score (the last, in a shorter list), and how far the list's
+    best stands above its second (a question-level signal: one paper stands out)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if not len(scores):
+        return np.zeros((0, 3))
+    table = np.asarray(quantiles, dtype=np.float64)
+    steps = max(1, len(table) - 1)
+    share = np.minimum(np.searchsorted(table, scores, side="left"), steps) / steps
+    tail = np.minimum(-np.log10(np.maximum(1.0 - share, 10.0 ** -TAIL_CAP)), TAIL_CAP)
+    lead = scores[0] - scores[1] if len(scores) > 1 else 0.0
+    floor = scores[min(CONTEXT, len(scores)) - 1]
+    return np.column_stack([tail, scores - floor, np.full(len(scores), lead)])
+
+
+def relevance(scores: np.ndarray, quantiles: Sequence[float],
+              weights: Sequence[float] = RELEVANCE_WEIGHTS) -> np.ndarray:
+    """The chance (m,) that each hit of one list (fused `scores`, best first; the first CONTEXT
+    of them at least, for the signals to mean what they were fitted on) is relevant: the
+    logistic model over relevance_features. Never rises down the list."""
+    features = relevance_features(scores, quantiles)
+    logit = weights[0] + features @ np.asarray(weights[1:], dtype=np.float64)
+    return 1.0 / (1.0 + np.exp(-logit))
+
+
 # -- what hits are compared with, computed at build time --------------------------------------
 PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 QUESTION_TEXTS = 1_000  # titles embedded as questions: about 8 s on the shared 2 cores

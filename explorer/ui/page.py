@@ -153,7 +153,7 @@ def score_text(hit: Hit) -> str:
 def score_help(hit: Hit) -> str:
     """The badge's hover text (wording.score_help)."""
     return wording.score_help(hit.score, hit.cosine, hit.strength, hit.percentile,
-                              hit.compared_with)
+                              hit.compared_with, hit.relevance)
 
 
 def meta_parts(paper: Paper) -> list[str]:
