@@ -285,11 +285,12 @@ def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
     """`lifted` names exactly the hits ranked above a higher cosine, and their caption gives
     the reason (the words they share, or the feedback pass); the others keep 'shared terms'."""
     def hit(rank: int, score: float, paper_id: str) -> Hit:
-        return Hit(rank, score, None, Paper(paper_id, "t", False, "a"), compared_with=QUESTIONS)
+        return Hit(rank, 0.9 - rank / 100, None, Paper(paper_id, "t", False, "a"),
+                   compared_with=QUESTIONS, cosine=score)
 
     hits = [hit(1, 0.50, "a"), hit(2, 0.30, "b"), hit(3, 0.40, "c"), hit(4, 0.35, "d")]
     assert lifted(hits) == {"b"}
-    bm25 = [dataclasses.replace(h, compared_with=None) for h in hits]  # lexical mode: BM25
+    bm25 = [dataclasses.replace(h, compared_with=None, cosine=None) for h in hits]  # lexical
     assert lifted(bm25) == set()
     assert terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
     assert "shared words" in terms_note([], True) and terms_note([]) == ""
