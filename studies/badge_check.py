@@ -2,7 +2,7 @@
 
 The badge of a hit is its cosine placed among random cosines of the same corpus (question-paper
 ones for a question, paper-paper ones for a paper; query/calibration.py) and named by
-calibration.STRENGTHS. Measured on an index of seeds/ through the public API only:
+wording.STRENGTHS. Measured on an index of seeds/ through the public API only:
 - each paraphrased question of tests/paraphrases.py: the badge its target paper gets (search,
   default mode, looked up wherever it ranks) and the badges of the other hits of its top 5;
   and, for comparison, the words its score would get among paper pairs (what the percentile
@@ -28,7 +28,8 @@ from benchmarks.common import ROOT
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
-from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, strength
+from explorer.ranking.calibration import PAPERS
+from explorer.wording import STRENGTHS, WEAK, strength
 
 OFF_TOPIC = ["recipes for sourdough bread", "medieval castle architecture",
              "how to train a puppy to sit", "tax law for small businesses in France",

@@ -67,7 +67,7 @@ WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.8, 1.2)
 PLAUSIBLE = [(w, k) for w in (0.3, 0.5, 0.8, 1.2, 2.0) for k in (1, 4, 16)]
 TIE = 0.005
 STRANGERS = 200  # paperlists-ml titles asked of the seeds
-WORD, RANDOM = 0.85, 0.5  # "related" and the median of random cosines (calibration.STRENGTHS)
+WORD, RANDOM = 0.85, 0.5  # "related" and the median of random cosines (wording.STRENGTHS)
 FAMILY = " p^4 "  # plausibility's power, fixed for the page to read right (DECISIONS item 15)
 JUDGMENTS = "tests/data/seed_judgments.json"
 

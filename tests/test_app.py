@@ -68,7 +68,7 @@ def test_question_finds_its_paper_and_sets_the_link(seeds_index, seeds_explorer,
     assert ids[0] == EXPECTED
     assert ids == [hit.paper_id for hit in seeds_explorer.search(QUESTION, 10)]
     assert app.query_params["q"] == QUESTION
-    badges = [m.value for m in app.markdown if m.value.startswith(":blue-badge[cos ")]
+    badges = [m.value for m in app.markdown if m.value.startswith(":blue-badge[score ")]
     assert len(badges) == 10 and badges[0].endswith(("strong match]", "good match]"))
     assert any("derived title" in m.value for m in app.markdown)
     assert [d.label for d in app.get("download_button")][:4] == ["CSV", "BibTeX", "RIS", "CSL-JSON"]

@@ -1,7 +1,7 @@
-"""Strength badges (ranking/calibration.py) with the real model and the real seeds index: a good
-match reads good, nonsense reads weak, each verb's score is compared with its own kind of
-random scores, and an index built before question scores were stored still opens and falls
-back to paper pairs."""
+"""Strength badges (ranking/calibration.py, explorer/wording.py) with the real model and the real
+seeds index: a good match reads good, nonsense reads weak, each verb's score is compared with its
+own kind of random scores, and an index built before question scores were stored still opens and
+falls back to paper pairs."""
 
 from __future__ import annotations
 
@@ -17,16 +17,9 @@ from explorer.ingest import embedding
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ranking import policy
-from explorer.ranking.calibration import (
-    PAPERS,
-    QUESTIONS,
-    STRENGTHS,
-    WEAK,
-    compared,
-    kept_question_quantiles,
-    strength,
-)
+from explorer.ranking.calibration import PAPERS, QUESTIONS, kept_question_quantiles
 from explorer.ui.page import score_help, score_text
+from explorer.wording import STRENGTHS, WEAK, relevance_word, strength
 from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS
 
@@ -93,8 +86,9 @@ def test_each_verb_says_what_its_score_is_compared_with(seeds_explorer: Explorer
     hit = ex.search(PARAPHRASES[0][0], 1)[0]
     record = hit.to_dict()
     assert (record["compared_with"], record["strength"]) == (QUESTIONS, hit.strength)
-    assert compared(hit.percentile, QUESTIONS) in score_help(hit)
-    assert score_text(hit) == f"cos {hit.score:.3f} · {hit.strength}"
+    assert f"chance relevant {hit.relevance:.2f}" in score_help(hit)
+    assert hit.strength == relevance_word(hit.relevance)
+    assert score_text(hit) == f"score {hit.score:.3f} · {hit.strength}"
 
 
 def test_questions_embedded_in_a_batch_are_embedded_as_one_question_is(seeds_explorer: Explorer):
@@ -132,7 +126,7 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
     monkeypatch.undo()
     for hit in hits:
         assert (hit.compared_with, hit.strength) == (PAPERS, None)
-        assert hit.percentile == old.percentile(hit.score, PAPERS) is not None
+        assert hit.percentile == old.percentile(hit.cosine, PAPERS) is not None
     assert "paper pairs" in score_text(hits[0]) and "rebuild" in score_help(hits[0])
     similar = old.similar(hits[0].paper_id, 3)
     assert all(h.compared_with == PAPERS and h.strength in WORDS for h in similar)

@@ -78,11 +78,17 @@ def test_hybrid_without_feedback_equals_plausible_fusion_by_brute_force(
     assert (-np.diff(fused[:11]) > 1e-4).all()  # no near-tie in the top 10 to break either way
     hits = ex.search(query, 10, mode="hybrid", feedback=False)
     assert [ex.row(h.paper_id) for h in hits] == expected[:10]
-    for hit in hits:  # the score stays the cosine to the query as asked
-        assert hit.score == pytest.approx(float(ex.vectors[ex.row(hit.paper_id)] @ vector),
-                                          abs=1e-5)
+    # the score is the fused one the list is ordered by; the cosine to the query beside it
+    assert [h.score for h in hits] == pytest.approx(fused[:10].tolist(), abs=1e-5)
+    for hit in hits:
+        assert hit.cosine == pytest.approx(float(ex.vectors[ex.row(hit.paper_id)] @ vector),
+                                           abs=1e-5)
     # The gate: on 71 papers (< FEEDBACK_MIN_PAPERS) the default's feedback pass does not run.
-    assert ex.search(query, 10) == hits == ex.search(query, 10, mode="hybrid", feedback=True)
+    # (the scores are the fusion's, here from the closed gate's float32 cosines: equal to 1e-6)
+    for found in (ex.search(query, 10), ex.search(query, 10, mode="hybrid", feedback=True)):
+        assert [(h.paper_id, h.cosine, h.strength) for h in found] == [
+            (h.paper_id, h.cosine, h.strength) for h in hits]
+        assert [h.score for h in found] == pytest.approx([h.score for h in hits], abs=1e-6)
 
 
 # Questions whose top 10 the pass changes on the seeds (so the test cannot pass vacuously).
@@ -99,13 +105,15 @@ def test_the_feedback_pass_equals_rocchio_and_the_fusion_by_brute_force(
     moved = vector + FEEDBACK_WEIGHT * ex.vectors[first[:FEEDBACK_DOCS]].mean(axis=0)
     moved /= np.linalg.norm(moved)
     # The second pass re-scores the same pool (here every paper) with the moved query and
-    # fuses it with the same BM25 list; the hits keep their cosine to the query as asked.
+    # fuses it with the same BM25 list; the hits' scores are that fusion's, and they keep
+    # their cosine to the query as asked.
     expected, fused = _fused(ex, query, moved)
     assert (-np.diff(fused[:11]) > 1e-4).all()
     hits = ex.search(query, 10, feedback=True)
     assert [ex.row(h.paper_id) for h in hits] == expected[:10]
     assert expected[:10] != first[:10]  # the pass changed this ranking
-    assert [h.score for h in hits] == pytest.approx(
+    assert [h.score for h in hits] == pytest.approx(fused[:10].tolist(), abs=1e-5)
+    assert [h.cosine for h in hits] == pytest.approx(
         [float(ex.vectors[ex.row(h.paper_id)] @ vector) for h in hits], abs=1e-5)
 
 

@@ -152,6 +152,20 @@ def test_the_checks_can_fail(tmp_path):
         "explorer.features.x.stage imports explorer.features.x.page (later on the data's path)"]
 
 
+def test_ranking_imports_no_wording_and_names_no_strengths():
+    """What the ranking does never depends on a display label: ranking/ imports no
+    explorer.wording and names none of its words or thresholds."""
+    ranking = {name: path for name, path in library_modules().items()
+               if name.startswith("explorer.ranking")}
+    assert ranking
+    importers = [name for name, path in ranking.items() if "explorer.wording" in imports_of(path)]
+    assert importers == []
+    named = [name for name, path in ranking.items()
+             if {"STRENGTHS", "WEAK"} & {node.id for node in ast.walk(ast.parse(path.read_text()))
+                                        if isinstance(node, ast.Name)}]
+    assert named == []
+
+
 def test_only_the_app_imports_streamlit():
     outside = [name for name, path in library_modules().items()
                if "streamlit" in third_party_of(path) and step_of(name) != APP_STEP]

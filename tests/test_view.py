@@ -110,25 +110,25 @@ def test_going_to_a_step_keeps_the_marked_set_and_filters():
         go_to(state, ("map", ""))
 
 
-def test_scores_read_as_cosine_and_rarity():
+def test_scores_read_as_score_and_rarity():
     paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a")
-    assert score_text(Hit(1, 0.61234, 99.95, paper)) == "cos 0.612 · top <0.1%"
-    assert score_text(Hit(1, 0.5, 99.5, paper)) == "cos 0.500 · top 0.5%"
-    assert score_text(Hit(1, 0.2, 70.0, paper)) == "cos 0.200 · top 30%"
-    assert score_text(Hit(1, 0.2, 50.0, paper)) == "cos 0.200 · top 50%"
-    assert score_text(Hit(1, 0.15, 6.0, paper)) == "cos 0.150 · weak"
-    assert score_text(Hit(1, 0.2, None, paper)) == "cos 0.200"
+    assert score_text(Hit(1, 0.61234, 99.95, paper)) == "score 0.612 · top <0.1%"
+    assert score_text(Hit(1, 0.5, 99.5, paper)) == "score 0.500 · top 0.5%"
+    assert score_text(Hit(1, 0.2, 70.0, paper)) == "score 0.200 · top 30%"
+    assert score_text(Hit(1, 0.2, 50.0, paper)) == "score 0.200 · top 50%"
+    assert score_text(Hit(1, 0.15, 6.0, paper)) == "score 0.150 · weak"
+    assert score_text(Hit(1, 0.2, None, paper)) == "score 0.200"
     # with a strength word: the word; a question's score against paper pairs (an index built
     # before question scores were stored): the rarity among paper pairs, as before
     assert score_text(Hit(1, 0.61234, 99.95, paper, QUESTIONS, "strong match")) == (
-        "cos 0.612 · strong match")
-    assert score_text(Hit(1, 0.3, 96.0, paper, PAPERS, "related")) == "cos 0.300 · related"
-    assert score_text(Hit(1, 0.2, 70.0, paper, PAPERS)) == "cos 0.200 · top 30% of paper pairs"
-    assert score_text(Hit(1, 0.15, 6.0, paper, PAPERS)) == "cos 0.150 · weak"
+        "score 0.612 · strong match")
+    assert score_text(Hit(1, 0.3, 96.0, paper, PAPERS, "related")) == "score 0.300 · related"
+    assert score_text(Hit(1, 0.2, 70.0, paper, PAPERS)) == "score 0.200 · top 30% of paper pairs"
+    assert score_text(Hit(1, 0.15, 6.0, paper, PAPERS)) == "score 0.150 · weak"
     assert "above 99.9% of random question-paper cosines" in score_help(
-        Hit(1, 0.6, 99.9, paper, QUESTIONS, "strong match"))
+        Hit(1, 0.6, 99.9, paper, QUESTIONS, "strong match", cosine=0.55))
     assert "above all random paper-paper cosines" in score_help(
-        Hit(1, 0.9, 100.0, paper, PAPERS, "strong match"))
+        Hit(1, 0.9, 100.0, paper, PAPERS, "strong match", cosine=0.9))
     assert "rebuild" in score_help(Hit(1, 0.2, 70.0, paper, PAPERS))
 
 
@@ -285,11 +285,12 @@ def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
     """`lifted` names exactly the hits ranked above a higher cosine, and their caption gives
     the reason (the words they share, or the feedback pass); the others keep 'shared terms'."""
     def hit(rank: int, score: float, paper_id: str) -> Hit:
-        return Hit(rank, score, None, Paper(paper_id, "t", False, "a"), compared_with=QUESTIONS)
+        return Hit(rank, 0.9 - rank / 100, None, Paper(paper_id, "t", False, "a"),
+                   compared_with=QUESTIONS, cosine=score)
 
     hits = [hit(1, 0.50, "a"), hit(2, 0.30, "b"), hit(3, 0.40, "c"), hit(4, 0.35, "d")]
     assert lifted(hits) == {"b"}
-    bm25 = [dataclasses.replace(h, compared_with=None) for h in hits]  # lexical mode: BM25
+    bm25 = [dataclasses.replace(h, compared_with=None, cosine=None) for h in hits]  # lexical
     assert lifted(bm25) == set()
     assert terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
     assert "shared words" in terms_note([], True) and terms_note([]) == ""

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from explorer import wording
 from explorer.app.kit import Page, button, downloads_ui, hits_ui
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import lit
@@ -34,6 +35,8 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
         years_ui(chart, explorer, location, "search", location.query)
         st.warning(page.NO_MATCH)
         return
+    if wording.nothing_relevant(hit.strength for hit in hits):
+        st.warning(wording.NOTHING_RELEVANT, icon=":material/search_off:")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(page.ASKED.format(count=len(hits)))
         downloads_ui(hits, root, "paper-explorer-results", "results")

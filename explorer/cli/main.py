@@ -28,6 +28,7 @@ from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
 from explorer.ranking.fusion import MODES
 from explorer.settings import DEFAULT_CORPUS, DEFAULT_INDEX_DIR, Settings
+from explorer.wording import NOTHING_RELEVANT, nothing_relevant, score_line
 
 EXIT_USAGE = 2
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
@@ -317,11 +318,15 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
 
     if not hits:
         print("No results.")
+    elif nothing_relevant(hit["strength"] for hit in hits):
+        print(f"{NOTHING_RELEVANT}\n")
     for hit in hits:
         mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
         details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
         print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
-        print(f"    id {safe_text(hit['paper_id'])} · score {hit['score']:.3f}{_strength(hit)}"
+        line = score_line(hit["score"], hit["strength"], hit["percentile"], hit["compared_with"],
+                          detail=True, chance=hit["relevance"])
+        print(f"    id {safe_text(hit['paper_id'])} · {line}"
               f"{' · ' + safe_text(details) if details else ''}")
         abstract = safe_text(" ".join(hit["abstract"].split()))
         print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
@@ -331,12 +336,3 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
     if years is not None:
         print("\n".join(year_lines(years)))
 
-
-def _strength(hit: dict) -> str:
-    """' · strong match (above 99.9% of random question-paper cosines)'; on an index built
-    before question scores, a question's hit: ', closer than 99% of paper pairs' (as before)."""
-    if hit.get("strength"):
-        from explorer.ranking.calibration import compared
-
-        return f" · {hit['strength']} ({compared(hit['percentile'], hit['compared_with'])})"
-    return f", closer than {hit['percentile']:.0f}% of paper pairs" if hit["percentile"] else ""

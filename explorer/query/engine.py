@@ -39,9 +39,9 @@ from explorer.model.embedder import (
     cut_question,
 )
 from explorer.query.compatible import comparable_model
-from explorer.query.hits import Hit
+from explorer.query.hits import Hit, placed
 from explorer.query.suggest import PaperRows
-from explorer.ranking.calibration import PAPERS, QUESTIONS, UNPLACED, Scale, scale_for
+from explorer.ranking.calibration import CONTEXT, PAPERS, QUESTIONS, Scale, relevance, scale_for
 from explorer.ranking.channels import (
     Channel,
     DenseChannel,
@@ -278,26 +278,35 @@ class Explorer:
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
              kind: str = QUESTIONS, paper_query: bool = False, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
-        (and is what hits' cosine scores are to, placed on `scale(kind)`; BM25 scores in
-        lexical mode); `paper_query`: the text is one paper's (policy.plan_for ranks it as a
-        paper, not a question); rows in `exclude` never come back; `dense_scores` (n,), when
-        given, replace the vector search as the dense channel (e.g. an SVM's; no feedback). What
-        runs is decided by policy.plan_for (channels, fusion, feedback, depth) and carried out
-        by pipeline.run."""
+        (and is what hits' cosines are to, placed on `scale(kind)`; a hit's score is what the
+        list is ordered by: pipeline.run); `paper_query`: the text is one paper's
+        (policy.plan_for ranks it as a paper, not a question); rows in `exclude` never come
+        back; `dense_scores` (n,), when given, replace the vector search as the dense channel
+        (e.g. an SVM's; no feedback). What runs is decided by policy.plan_for (channels,
+        fusion, feedback, depth) and carried out by pipeline.run."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        plan = plan_for(options.mode, options, scores=dense_scores is not None,
-                        paper_query=paper_query, papers=len(self.papers))
         scale = self.scale(kind)
+        judged = (kind == QUESTIONS and options.mode != LEXICAL and scale is not None
+                  and scale.labelled)  # a question's hits get their chance of relevance
+        asked = (dataclasses.replace(options, top_k=max(options.top_k, CONTEXT)) if judged
+                 else options)  # judged in the context the calibration was fitted on
+        plan = plan_for(options.mode, asked, scores=dense_scores is not None,
+                        paper_query=paper_query, papers=len(self.papers))
         request = Request(text, vector, dense_scores,
                           ceiling=functools.cache(lambda: query_ceiling(self.lexical, text)),
                           reference=_reference(scale))
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude))
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        placed = scale is not None and plan.cosine
+        chances = relevance(scores, scale.quantiles) if judged else [None] * len(rows)
+        rows, scores = rows[: options.top_k], scores[: options.top_k]
+        cosines = (self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
+                   if plan.cosine and vector is not None else [None] * len(rows))
         return [Hit(rank, float(score), paper=self.papers[int(row)],
-                    **(scale.place(float(score)) if placed else UNPLACED))
-                for rank, (row, score) in enumerate(zip(rows, scores), start=1)]
+                    **placed(scale, None if cosine is None else float(cosine),
+                             None if chance is None else float(chance)))
+                for rank, (row, score, cosine, chance)
+                in enumerate(zip(rows, scores, cosines, chances), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,
                    filters: Filters | None = None, exclude: Iterable[int] = ()) -> Ranked:

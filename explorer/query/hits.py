@@ -1,21 +1,28 @@
-"""What the verbs return: Hit (how results are restricted: ranking/filters.py)."""
+"""What the verbs return: Hit, and its place among random cosines in words (`placed`); how
+results are restricted: ranking/filters.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from explorer import wording
 from explorer.corpus.papers import Paper
+from explorer.ranking.calibration import Scale
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One ranked result: `score` is the cosine similarity to the query or paper (in every mode
-    but lexical, where it is the BM25 score), `percentile` the share of random cosines of this
-    corpus below it, `compared_with` which ones (calibration.QUESTIONS: question-paper,
-    calibration.PAPERS: paper-paper), `strength` its word ("strong match", "good match",
-    "related", "weak": calibration.STRENGTHS; None when the percentile is not calibrated for
-    this kind of score). All three are None for a BM25 score."""
+    """One ranked result: `score` is what the list is ordered by (the fused score of the
+    ranking's channels: in dense mode the cosine, in lexical mode the BM25 score; for hybrid
+    the cosine plus the shared words' share), `cosine` its cosine similarity to the query or
+    paper (None in lexical mode), `percentile` the share of random cosines of this corpus below
+    the cosine, `compared_with` which ones (calibration.QUESTIONS: question-paper,
+    calibration.PAPERS: paper-paper), `relevance` (a question's hit) the chance that it is
+    relevant (calibration.relevance, fitted on judged questions; None for a paper's
+    neighbours), `strength` its word ("strong match", "good match", "related", "weak": from
+    the chance, wording.RELEVANCE_WORDS, else from the percentile, wording.STRENGTHS; None when
+    the percentile is not calibrated for this kind of score). All are None for a BM25 score."""
 
     rank: int
     score: float
@@ -23,6 +30,8 @@ class Hit:
     paper: Paper
     compared_with: str | None = None
     strength: str | None = None
+    cosine: float | None = None
+    relevance: float | None = None
 
     @property
     def paper_id(self) -> str:
@@ -35,8 +44,28 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         data = {"rank": self.rank, "paper_id": self.paper_id, "title": self.title,
                 "title_is_derived": self.paper.title_is_derived,
-                "score": round(self.score, 6), "percentile": self.percentile,
+                "score": round(self.score, 6),
+                "cosine": None if self.cosine is None else round(self.cosine, 6),
+                "percentile": self.percentile,
+                "relevance": None if self.relevance is None else round(self.relevance, 6),
                 "compared_with": self.compared_with, "strength": self.strength}
         data.update({k: v for k, v in self.paper.to_dict().items()
                      if k not in ("paper_id", "title", "title_is_derived")})
         return data
+
+
+def placed(scale: Scale | None, cosine: float | None, chance: float | None = None
+           ) -> dict[str, Any]:
+    """A Hit's cosine, percentile, compared_with, strength and relevance for its `cosine` on
+    `scale` (None: not placed, the last four None) and, for a question's hit, its `chance` of
+    being relevant: the word is wording.relevance_word of the chance when there is one, else
+    wording.strength of the percentile when the scale is labelled."""
+    if scale is None or cosine is None:
+        return {"cosine": cosine, "percentile": None, "compared_with": None, "strength": None,
+                "relevance": None}
+    place = scale.place(cosine)
+    word = wording.strength(place["percentile"]) if place["labelled"] else None
+    if chance is not None:
+        word = wording.relevance_word(chance)
+    return {"cosine": cosine, "percentile": place["percentile"],
+            "compared_with": place["compared_with"], "strength": word, "relevance": chance}

@@ -1,5 +1,5 @@
-"""How strong a hit's cosine is, in words a reader takes in at a glance: the cosine placed among
-random cosines of the same corpus and named by the share of them it beats. The random cosines
+"""How strong a hit's cosine is: the cosine placed among random cosines of the same corpus, by
+the share of them it beats (the words for it: explorer/wording.py). The random cosines
 are computed at build time, here too (`pair_quantiles`, `question_quantiles`), and stored in the
 index's extras under PAIR_QUANTILES and QUESTION_QUANTILES (artifacts/layout.py names them here).
 
@@ -28,28 +28,6 @@ KINDS = (QUESTIONS, PAPERS)
 # questions with other papers (absent in indexes built before); artifacts/layout.py points here.
 PAIR_QUANTILES, QUESTION_QUANTILES = "pair_quantiles", "question_quantiles"
 
-# The labels, by percentile (the share of the random cosines below the hit's), strongest first;
-# below the last: WEAK. Checked on the seeds (studies/badge_check.py ->
-# studies/results/badges-seeds.md): every paraphrased question's target reads at least
-# "related" (nearly all "good" or "strong"); off-topic questions' best hits read "weak".
-STRENGTHS = ((99.5, "strong match"), (97.0, "good match"), (85.0, "related"))
-WEAK = "weak"
-
-
-def compared(percentile: float, compared_with: str) -> str:
-    """'above 99.2% of random question-paper cosines' ('above all ...' past the top quantile)."""
-    share = "all" if percentile >= 100 else f"{percentile:g}% of"
-    return f"above {share} random {compared_with} cosines"
-
-
-def strength(percentile: float) -> str:
-    """The word for a score at `percentile` (0-100) of its reference scores."""
-    for threshold, word in STRENGTHS:
-        if percentile >= threshold:
-            return word
-    return WEAK
-
-
 @dataclass(frozen=True)
 class Scale:
     """What hits' cosines are compared with: the quantiles (at evenly spaced percentiles 0..100)
@@ -68,13 +46,11 @@ class Scale:
         return round(100.0 * min(position, steps) / steps, 1)
 
     def place(self, score: float) -> dict[str, Any]:
-        """Hit's fields for `score`: percentile, compared_with, strength."""
-        percentile = self.percentile(score)
-        return {"percentile": percentile, "compared_with": self.compared_with,
-                "strength": strength(percentile) if self.labelled else None}
+        """Hit's fields for `score`: percentile, compared_with, labelled (whether a strength word
+        may be given: wording.strength)."""
+        return {"percentile": self.percentile(score), "compared_with": self.compared_with,
+                "labelled": self.labelled}
 
-
-UNPLACED: dict[str, Any] = {"percentile": None, "compared_with": None, "strength": None}
 
 
 def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
@@ -88,6 +64,48 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
     if pairs and len(pairs) > 1:
         return Scale(PAPERS, tuple(pairs), labelled=kind == PAPERS)
     return None
+
+
+# -- how likely a question's hit is relevant ---------------------------------------------------
+# A question's hit is judged with the first CONTEXT hits of its list (fused scores, best first):
+# the chance that it is relevant, from a logistic model of three signals (relevance_features).
+# RELEVANCE_WEIGHTS (intercept, then one per feature) were fitted by
+# studies/strength_calibration.py on judged questions of three sets (seeds, paperlists-ml TLDRs
+# and titles, ACM-CR citation contexts), each also asked with its relevant papers removed (the
+# absent-topic questions), and checked held out there (studies/results/strength-calibration.md).
+# The signals are placed in each corpus's own question-paper cosines, which the build stores
+# per model; the weights are those of the default model.
+CONTEXT = 10
+TAIL_CAP = 3.0  # -log10(1 - percentile/100) at most: the quantiles' resolution is 0.1 point
+RELEVANCE_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
+
+
+def relevance_features(scores: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+    """(m, 3) signals of each of one list's hits from its fused `scores` (m,), best first, and
+    the corpus's question-paper `quantiles`: how far into the tail of random question-paper
+    cosines its score is (-log10 of the share above it, at most TAIL_CAP), how far it stands
+    above the list's CONTEXT-th score (the last, in a shorter list), and how far the list's
+    best stands above its second (a question-level signal: one paper stands out)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if not len(scores):
+        return np.zeros((0, 3))
+    table = np.asarray(quantiles, dtype=np.float64)
+    steps = max(1, len(table) - 1)
+    share = np.minimum(np.searchsorted(table, scores, side="left"), steps) / steps
+    tail = np.minimum(-np.log10(np.maximum(1.0 - share, 10.0 ** -TAIL_CAP)), TAIL_CAP)
+    lead = scores[0] - scores[1] if len(scores) > 1 else 0.0
+    floor = scores[min(CONTEXT, len(scores)) - 1]
+    return np.column_stack([tail, scores - floor, np.full(len(scores), lead)])
+
+
+def relevance(scores: np.ndarray, quantiles: Sequence[float],
+              weights: Sequence[float] = RELEVANCE_WEIGHTS) -> np.ndarray:
+    """The chance (m,) that each hit of one list (fused `scores`, best first; the first CONTEXT
+    of them at least, for the signals to mean what they were fitted on) is relevant: the
+    logistic model over relevance_features. Never rises down the list."""
+    features = relevance_features(scores, quantiles)
+    logit = weights[0] + features @ np.asarray(weights[1:], dtype=np.float64)
+    return 1.0 / (1.0 + np.exp(-logit))
 
 
 # -- what hits are compared with, computed at build time --------------------------------------

@@ -238,6 +238,7 @@ def svm_scores(vectors: np.ndarray, positives: Sequence[int], negatives: Sequenc
     labels = np.r_[np.ones(len(positives)), np.zeros(len(others) + len(negatives))]
     weights = np.r_[np.ones(len(positives) + len(others)),
                     np.full(len(negatives), max(1.0, len(others) / (10 * max(1, len(negatives)))))]
-    model = LinearSVC(class_weight="balanced", C=c, max_iter=2000, tol=1e-5, dual="auto")
+    model = LinearSVC(class_weight="balanced", C=c, max_iter=2000, tol=1e-5, dual="auto",
+                      random_state=0)  # the same scores for the same request, every time
     model.fit(vectors[rows], labels, sample_weight=weights)
     return model.decision_function(vectors).astype(np.float32)

@@ -10,14 +10,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.ranking.calibration import STRENGTHS
 from explorer.ranking.channels import Channel, Ranked, Request
 from explorer.ranking.feedback import feedback_channel
 from explorer.ranking.filters import Blocked
 from explorer.ranking.fusion import mmr, plausible_by
-from explorer.ranking.policy import Plan
-
-EXACT = STRENGTHS[0][0]  # percentile of a "strong match": an exact match's cosine reads so
+from explorer.ranking.policy import EXACT_PERCENTILE, Plan
 
 
 def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Blocked | None,
@@ -25,8 +22,9 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
     """Rank for `request` as `plan` says -> (rows, scores), best first, at most plan.top_k.
 
     `channels` are the plan's, in its order; `vectors` (n, d) all papers (for the feedback
-    pass, MMR and the cosine scores). The scores are the cosines to request.vector when
-    plan.cosine, else the (single) channel's own scores."""
+    pass and MMR). The scores are the ones the rows are ordered by (the fused score; one
+    channel's own), so they never rise down the list, except where MMR (plan.diverse) re-orders
+    it for variety; an exact match the feedback pass kept first takes the pass's best score."""
     ranked = [channel.top(request, plan.depth, blocked) for channel in channels]
     rows, scores = _fuse(plan, ranked, request)
     if plan.feedback:
@@ -38,27 +36,25 @@ def run(plan: Plan, channels: Sequence[Channel], request: Request, blocked: Bloc
             first = np.flatnonzero(rows == exact)[:1]
             order = np.concatenate([first, np.delete(np.arange(len(rows)), first)])
             rows, scores = rows[order], scores[order]
+            scores[:1] = scores.max(initial=-np.inf)
     if plan.diverse and len(rows):
         order = mmr(scores, vectors[rows], plan.top_k)
         rows, scores = rows[order], scores[order]
-    rows, scores = rows[: plan.top_k], scores[: plan.top_k]
-    if plan.cosine:
-        scores = vectors[rows] @ np.asarray(request.vector, dtype=np.float32)
-    return rows, scores
+    return rows[: plan.top_k], scores[: plan.top_k]
 
 
 def exact_match(rows: np.ndarray, ranked: Sequence[Ranked], request: Request,
                 vectors: np.ndarray) -> int | None:
     """The first pass's top row when it is an exact match, else None: it leads the lexical
-    channel too (the last of `ranked`) and its cosine reads "strong match" among the corpus's
-    random cosines of the request's kind (request.reference; none stored: never exact)."""
+    channel too (the last of `ranked`) and its cosine is above policy.EXACT_PERCENTILE of the
+    corpus's random cosines of the request's kind (request.reference; none stored: never exact)."""
     if len(ranked) < 2 or not len(rows) or not len(ranked[-1][0]) or not request.reference:
         return None
     top = int(rows[0])
     if int(ranked[-1][0][0]) != top or request.vector is None:
         return None
     cosine = np.array([float(vectors[top] @ np.asarray(request.vector, dtype=np.float32))])
-    return top if plausible_by(request.reference, 1)(cosine)[0] * 100 >= EXACT else None
+    return top if plausible_by(request.reference, 1)(cosine)[0] * 100 >= EXACT_PERCENTILE else None
 
 
 def _fuse(plan: Plan, ranked: list[Ranked], request: Request) -> Ranked:

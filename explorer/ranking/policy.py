@@ -37,6 +37,10 @@ DEFAULT_MODE = HYBRID
 # Hybrid runs a pseudo-relevance feedback pass unless told not to (feedback.py): it won in
 # 2-fold cross-validation on full ACM-CR (studies/results/quality-acm-cr-prf.md).
 DEFAULT_FEEDBACK = True
+# The exact-match guard of the feedback pass (pipeline.exact_match): a first-pass top hit that
+# also leads the lexical channel and whose cosine is above this percentile of the corpus's
+# random cosines of its kind stays first. Its own number, not a display label's threshold.
+EXACT_PERCENTILE = 99.5
 # The channels, by name: what Explorer.channel(name) returns.
 SCORES = "scores"  # a precomputed score of every row (Request.scores), in place of dense
 CHANNELS = (DENSE, LEXICAL, SCORES)
@@ -100,7 +104,7 @@ class Plan:
     # Candidate pool: rows each channel returns, >= top_k when fusion or MMR re-orders them.
     depth: int
     top_k: int  # the result count
-    cosine: bool  # hits scored by their cosine to Request.vector, else by the fused score
+    cosine: bool  # hits carry their cosine to Request.vector besides the score they are ranked by
 
 
 def plan_for(mode: str, options: QueryOptions, scores: bool = False,

@@ -12,12 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from explorer import wording
 from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
-from explorer.ranking.calibration import PAPERS, STRENGTHS, WEAK, compared
 from explorer.ui.links import ASK, PAPER, Location, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, rich_markdown
@@ -30,13 +30,6 @@ ACTION_FAILED = ("That did not work because of an internal error (the server's l
 NOT_WRITTEN = ("That could not be saved: the server cannot write its files ({reason}); what was "
                "saved before is unchanged. Tell whoever runs this server (a full disk, or a "
                "folder it may not write to).")
-SCORE_HELP = ("Cosine similarity, and how strong it is in this corpus: its rank among random "
-              "question–paper cosines (for a question) or paper–paper cosines (for a paper): "
-              + ", ".join(f"*{word}* above {cut:g}% of them" for cut, word in STRENGTHS)
-              + f", else *{WEAK}*.")
-OLD_SCORE_HELP = ("Cosine similarity; 'top x%' = share of random paper pairs in this corpus that "
-                  "are at least this similar; 'weak' = most of them are. (This index was built "
-                  "before question scores were stored: rebuild it for a strength word.)")
 START = ("Ask in plain words, e.g. *which models can track group operations?*, or paste an "
          f"abstract (the box takes {MAX_QUESTION_CHARS:,} characters). Or start from a topic of "
          "this corpus:")
@@ -153,33 +146,14 @@ def query_note(query: str) -> str | None:
 
 
 def score_text(hit: Hit) -> str:
-    """'cos 0.612 · strong match' — the cosine and its strength word (calibration.STRENGTHS).
-
-    Without a word (a question's score on an index built before question scores were stored):
-    'cos 0.612 · top 0.4% of paper pairs', how rare such a score is among paper pairs; a score
-    that most random pairs reach says so ("top 94%" would read as praise)."""
-    text = f"cos {hit.score:.3f}"
-    if hit.strength is not None:
-        return f"{text} · {hit.strength}"
-    if hit.percentile is not None:
-        rarer = max(100.0 - hit.percentile, 0.0)
-        if rarer > 50:
-            text += " · weak"
-        elif rarer >= 1:
-            text += f" · top {rarer:.0f}%"
-        else:
-            text += f" · top {rarer:.1f}%" if rarer >= 0.1 else " · top <0.1%"
-        if hit.compared_with == PAPERS and rarer <= 50:
-            text += " of paper pairs"
-    return text
+    """The card's badge: wording.score_line of the hit ('score 0.612 · strong match')."""
+    return wording.score_line(hit.score, hit.strength, hit.percentile, hit.compared_with)
 
 
 def score_help(hit: Hit) -> str:
-    """The badge's hover text: what the word means, and this hit's percentile."""
-    if hit.strength is None or hit.percentile is None:
-        return OLD_SCORE_HELP if hit.percentile is not None else SCORE_HELP
-    return (f"{SCORE_HELP}  \nThis one: cos {hit.score:.3f}, "
-            f"{compared(hit.percentile, str(hit.compared_with))} of this corpus.")
+    """The badge's hover text (wording.score_help)."""
+    return wording.score_help(hit.score, hit.cosine, hit.strength, hit.percentile,
+                              hit.compared_with, hit.relevance)
 
 
 def meta_parts(paper: Paper) -> list[str]:

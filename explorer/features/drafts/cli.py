@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from explorer import wording
 from explorer.cli.support import positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
@@ -83,10 +84,11 @@ def _print(result, papers: int) -> None:
 
 def _print_paper(paper, prefix: str) -> None:
     hit = paper.hit
-    strength = f" · {hit.strength}" if hit.strength else ""
     facts = " · ".join(str(x) for x in (hit.paper.venue, hit.paper.year) if x)
     print(f"{prefix}{safe_text(hit.title)}")
-    print(f"    id {safe_text(hit.paper_id)} · cos {hit.score:.3f}{strength} · passage "
+    line = wording.score_line(hit.score, hit.strength, hit.percentile, hit.compared_with,
+                              name="cos")
+    print(f"    id {safe_text(hit.paper_id)} · {line} · passage "
           f"{paper.passage}{' · ' + safe_text(facts) if facts else ''}")
     if paper.tie is not None:
         print(f"    draft: {safe_text(_quote(paper.tie.draft.text))}")
@@ -94,7 +96,7 @@ def _print_paper(paper, prefix: str) -> None:
             print(f"    paper: {safe_text(_quote(paper.tie.paper.text))}")
     if paper.closest is not None:
         print(f"    closest cited: {safe_text(_quote(paper.closest.title, 70))} "
-              f"(cos {paper.closest.score:.2f})")
+              f"({wording.closeness_line(paper.closest.score)})")
 
 
 def _quote(text: str, width: int = 100) -> str:

@@ -30,8 +30,8 @@ from explorer.features.drafts.passages import (
 )
 from explorer.features.explanations.explain import SentenceMatch
 from explorer.query.engine import Explorer
-from explorer.query.hits import Hit
-from explorer.ranking.calibration import PAPERS, UNPLACED
+from explorer.query.hits import Hit, placed
+from explorer.ranking.calibration import PAPERS
 from explorer.ranking.fusion import LEXICAL, rocchio, svm_scores
 
 __all__ = ["FUSIONS", "RANKERS", "Closest", "Missed", "MissedOptions", "MissedPaper", "Tie",
@@ -249,8 +249,7 @@ class _Explainer:
 
     def paper(self, rank: int, row: int, index: int, score: float) -> MissedPaper:
         paper = self.explorer.papers[row]
-        placed = UNPLACED if self.scale is None else self.scale.place(score)
-        hit = Hit(rank, score, paper=paper, **placed)
+        hit = Hit(rank, score, paper=paper, **placed(self.scale, score))
         return MissedPaper(hit, self.passages[index].number, self._tie(row, index),
                            self._closest(row))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
+from explorer import wording
 from explorer.corpus.apart import read_references_apart
 from explorer.corpus.papers import Paper
 from explorer.corpus.references import KINDS
@@ -168,7 +169,7 @@ def card_note(paper: MissedPaper, passage: Passage) -> str:
         parts.append(f"ties to your “{escape_markdown(plain(paper.tie.draft.text, 160))}”")
     if paper.closest is not None:
         parts.append(f"closest to your cited *{rich_markdown(plain(paper.closest.title, 80))}* "
-                     f"(cos {paper.closest.score:.2f})")
+                     f"({wording.closeness_line(paper.closest.score)})")
     return " · ".join(parts)
 
 

@@ -85,10 +85,12 @@ def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
 
 def lifted(hits: Sequence[Hit]) -> set[str]:
     """Ids of the hits ranked above a hit with a higher cosine (the fused ranking weighs the
-    shared words, and the feedback pass the best results, besides the cosine shown)."""
+    shared words, and the feedback pass the best results, besides the cosine on hover)."""
     out, best_below = set(), float("-inf")
     for hit in reversed(hits):
-        if hit.compared_with is not None and hit.score < best_below:
+        if hit.cosine is None:
+            continue
+        if hit.cosine < best_below:
             out.add(hit.paper_id)
-        best_below = max(best_below, hit.score)
+        best_below = max(best_below, hit.cosine)
     return out

@@ -7,6 +7,7 @@ import argparse
 import sys
 import textwrap
 
+from explorer import wording
 from explorer.cli.support import positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.features.relatives.query import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
@@ -75,7 +76,7 @@ def _relatives(args: argparse.Namespace, settings: Settings, parser) -> int:
           f"{len(explorer.papers):,} papers; the closest {len(records)}:\n")
     for record in records:
         first, second = record["papers"]
-        print(f"{record['rank']:>3}. cos {record['score']:.3f}")
+        print(f"{record['rank']:>3}. {wording.pair_line(record['score'])}")
         for paper in (first, second):
             print(f"     {_line(paper)}")
         _print_sentences(record["sentence_pairs"])
@@ -101,7 +102,7 @@ def _print_relatives(paper, records: list[dict], args) -> None:
     if not records:
         print("None: no other paper is that close (try a lower --threshold).")
     for number, record in enumerate(records, start=1):
-        print(f"{number:>3}. cos {record['score']:.3f} · {_line(record)}")
+        print(f"{number:>3}. {wording.pair_line(record['score'])} · {_line(record)}")
         _print_sentences(record["sentence_pairs"])
 
 

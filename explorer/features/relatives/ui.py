@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer import wording
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import ON_DEMAND_EXPLANATIONS
 from explorer.features.relatives.query import (
@@ -90,7 +91,7 @@ def missing_markdown(hint: str) -> str:
 
 
 def score_markdown(shown: Shown) -> str:
-    return f":blue-badge[cos {shown.score:.3f}]"
+    return f":blue-badge[{wording.pair_line(shown.score)}]"
 
 
 def paper_markdown(paper: Paper) -> str:

@@ -1,0 +1,147 @@
+"""Strength words that mean relevance (issue 31): fit the chance that a question's hit is
+relevant (ranking/calibration.relevance: a logistic model of relevance_features) on judged
+lists (studies/strength_data.py) and check it HELD OUT: fitted on two sets, read on the third
+(and, second, fitted on even questions of all sets, read on the odd ones). Reports per set the
+share of hits relevant per strength word, how often an absent-topic question's top hit reads
+above "weak", and the share of the seed paraphrase targets that read "strong" or "good" —
+under today's words (the cosine's percentile among random question-paper cosines) and the
+calibrated ones. The weights fitted on all sets are what RELEVANCE_WEIGHTS ships.
+
+    nice -n 10 .venv/bin/python -m studies.strength_calibration \\
+        --paperlists ../shared/data/paperlists-ml --acm-cr ../shared/data/acm-cr
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import machine
+from explorer import wording
+from explorer.ranking.calibration import relevance, relevance_features
+from studies.strength_data import Judged, judged_sets
+
+RESULTS = Path(__file__).resolve().parent / "results"
+L2 = 1e-4  # ridge on the weights (not the intercept): keeps a fit on few positives tame
+Words = Callable[[Judged], list[str]]
+
+
+def fit(lists: Sequence[Judged], l2: float = L2, steps: int = 50) -> np.ndarray:
+    """Logistic regression by Newton's method -> weights (intercept, one per feature); each set
+    weighs the same in total, whatever its number of hits."""
+    x = np.vstack([relevance_features(j.scores, j.quantiles) for j in lists])
+    y = np.concatenate([j.relevant.astype(float) for j in lists])
+    sets = np.concatenate([[j.set] * len(j.scores) for j in lists])
+    names, counts = np.unique(sets, return_counts=True)
+    weight = np.array([1.0 / dict(zip(names, counts))[s] for s in sets]) * len(y) / len(names)
+    x = np.column_stack([np.ones(len(y)), x])
+    w = np.zeros(x.shape[1])
+    ridge = np.diag([0.0] + [l2] * (x.shape[1] - 1))
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (weight * (p - y)) + ridge @ w * len(y)
+        hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + ridge * len(y)
+        w -= np.linalg.solve(hessian, gradient)
+    return w
+
+
+def calibrated(weights: np.ndarray) -> Words:
+    return lambda j: [wording.relevance_word(float(p))
+                      for p in relevance(j.scores, j.quantiles, weights)]
+
+
+def today(j: Judged) -> list[str]:
+    """The words before issue 31: the cosine's percentile among question-paper cosines."""
+    table = np.asarray(j.quantiles)
+    steps = len(table) - 1
+    return [wording.strength(100.0 * min(int(np.searchsorted(table, c)), steps) / steps)
+            for c in j.cosines]
+
+
+def report(lists: Sequence[Judged], words: Words) -> dict:
+    """Per word: hits and share relevant (present and absent lists); absent lists' top hit above
+    weak; seed paraphrase targets reading strong or good."""
+    by_word = {word: [0, 0] for word in wording.WORDS}
+    above, absent, targets, good = 0, 0, 0, 0
+    for j in lists:
+        said = words(j)
+        for word, relevant in zip(said, j.relevant):
+            by_word[word][0] += 1
+            by_word[word][1] += int(relevant)
+        if j.absent and said:
+            absent += 1
+            above += said[0] != wording.WEAK
+        if j.kind == "paraphrase" and not j.absent:
+            targets += 1
+            good += j.target_rank is not None and said[j.target_rank - 1] in wording.WORDS[:2]
+    return {"words": {w: {"hits": n, "relevant": round(r / n, 3) if n else None}
+                      for w, (n, r) in by_word.items()},
+            "absent_lists": absent, "absent_top_above_weak": round(above / absent, 3) if absent
+            else None, "paraphrase_targets": targets,
+            "targets_strong_or_good": round(good / targets, 3) if targets else None}
+
+
+def held_out(sets: dict[str, list[Judged]]) -> dict:
+    """Leave one set out, and even/odd questions (pairs of present/absent lists kept together)."""
+    out = {}
+    for name, lists in sets.items():
+        rest = [j for other, ls in sets.items() if other != name for j in ls]
+        out[f"{name} (fitted on the other sets)"] = {
+            "today": report(lists, today), "calibrated": report(lists, calibrated(fit(rest)))}
+    alls = [j for ls in sets.values() for j in ls]
+    half = [j for i, j in enumerate(alls) if (i // 2) % 2 == 0]
+    other = [j for i, j in enumerate(alls) if (i // 2) % 2 == 1]
+    weights = fit(half)
+    for name in sets:
+        part = [j for j in other if j.set == name]
+        out[f"{name}, odd questions (fitted on the even ones of all sets)"] = {
+            "today": report(part, today), "calibrated": report(part, calibrated(weights))}
+    return out
+
+
+def markdown(result: dict) -> str:
+    lines = [f"# Strength words against judged relevance ({result['date']}, {result['cpu']})",
+             "", "Written by `studies/strength_calibration.py` (see its docstring); every table "
+             "is held out. Share relevant per word (hits so labelled); absent: the share of "
+             "absent-topic questions whose top hit reads above *weak*; targets: the share of "
+             "seed paraphrase targets that read *strong* or *good match*.", "",
+             f"Shipped weights (fitted on all sets): `{result['weights']}`; lists per set: "
+             f"{result['lists']}.", ""]
+    for name, pair in result["held_out"].items():
+        lines += [f"## {name}", "", "| words | " + " | ".join(wording.WORDS)
+                  + " | absent above weak | targets strong/good |",
+                  "|---|" + "---|" * (len(wording.WORDS) + 2)]
+        for label, r in pair.items():
+            cells = [f"{r['words'][w]['relevant'] if r['words'][w]['hits'] else '-'} "
+                     f"({r['words'][w]['hits']})" for w in wording.WORDS]
+            lines.append(f"| {label} | " + " | ".join(cells)
+                         + f" | {r['absent_top_above_weak']} | {r['targets_strong_or_good']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--paperlists", type=Path, default=Path("../shared/data/paperlists-ml"))
+    parser.add_argument("--acm-cr", type=Path, default=Path("../shared/data/acm-cr"))
+    parser.add_argument("--out", type=Path, default=RESULTS / "strength-calibration")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    sets = judged_sets(args.paperlists, args.acm_cr)
+    result = {"date": time.strftime("%Y-%m-%d"), "cpu": machine()["cpu"],
+              "lists": {name: len(lists) for name, lists in sets.items()},
+              "weights": [round(float(w), 3) for w in fit([j for ls in sets.values() for j in ls])],
+              "held_out": held_out(sets), "seconds": round(time.perf_counter() - started)}
+    args.out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
+    args.out.with_suffix(".md").write_text(markdown(result) + "\n")
+    print(markdown(result))
+    return args.out.with_suffix(".md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""The judged lists the strength study (studies/strength_calibration.py) fits and checks on: per
+set, each question's top-10 list as the product ranks it (hybrid, fused scores best first),
+which of its hits are judged relevant, and whether the question is "absent".
+
+Every question is asked twice: as written ("present"), and with its relevant papers removed
+from the corpus together with any paper whose cosine with one of them is above VERSIONS (their
+other versions): an "absent-topic" question, self-supervised (nothing in its list is relevant).
+- seeds: the seed set's paraphrased questions (tests/data/seed_judgments.json) and each seed
+  paper's title over seeds/, plus the 14 hand-written absent-topic questions
+  (tests/absent_topics.py), asked once;
+- paperlists: TLDRs and titles of paperlists-ml papers as questions for their own paper, over
+  PAPERS papers (abstracts only: titles would give the title questions away);
+- acm-cr: ACM-CR citation contexts, their cited papers relevant, over those papers and
+  ACM_OTHERS random others (unjudged papers count as not relevant).
+Vectors are embedded once by the default model and cached under EXPLORER_CACHE.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from explorer.corpus.papers import Paper, read_corpus
+from explorer.eval.columns import Corpus
+from explorer.model.embedder import Embedder, resolve_model
+from explorer.ranking.calibration import PAPERS as PAPER_KIND
+from explorer.ranking.calibration import QUESTIONS, pair_quantiles, question_quantiles
+from explorer.ranking.channels import Request
+from explorer.ranking.filters import Blocked
+from explorer.ranking.fusion import query_ceiling
+from explorer.ranking.options import QueryOptions
+from explorer.ranking.pipeline import run
+from explorer.ranking.policy import DEFAULT_MODE, plan_for
+from explorer.settings import Settings
+from tests.absent_topics import ABSENT_TOPICS
+from tests.paraphrases import PARAPHRASES
+
+PAPERS = 800  # paperlists papers (small: embedded on 2 shared cores)
+ACM_OTHERS = 400  # random ACM-CR papers beside the cited ones
+QUESTIONS_PER_KIND = 150
+TOP = 10
+VERSIONS = 0.95
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One ranked list: its set and kind of question, whether its relevant papers were removed
+    (`absent`), fused `scores` (<= TOP,), `relevant` (<= TOP,) bool, the corpus's question-paper
+    `quantiles`, and for a seed paraphrase its target's rank (None: below TOP or removed)."""
+
+    set: str
+    kind: str
+    absent: bool
+    scores: np.ndarray
+    cosines: np.ndarray
+    relevant: np.ndarray
+    quantiles: tuple[float, ...]
+    target_rank: int | None = None
+
+
+class Embedded:
+    """Texts embedded by the default model, cached by name under EXPLORER_CACHE."""
+
+    def __init__(self, cache: Path) -> None:
+        self.cache, self._embedder = cache, None
+        cache.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = Embedder(resolve_model("default"))
+        return self._embedder
+
+    def vectors(self, name: str, texts: Sequence[str], documents: bool) -> np.ndarray:
+        """(n, d) vectors of `texts` as documents or as questions, cached as NAME.npy."""
+        path = self.cache / f"{name}.npy"
+        if path.is_file():
+            saved = np.load(path)
+            if len(saved) == len(texts):
+                return saved
+        embed = self.embedder.embed_documents if documents else self.embedder.embed_queries
+        vectors = np.asarray(embed(list(texts)), dtype=np.float32)
+        np.save(path, vectors)
+        return vectors
+
+
+def ranked(corpus: Corpus, text: str, vector: np.ndarray, exclude: Sequence[int] = ()
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, fused scores) of the product's default ranking of a question, best first."""
+    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
+                      reference=corpus.references[QUESTIONS])
+    blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
+    plan = plan_for(DEFAULT_MODE, QueryOptions(top_k=TOP), papers=len(corpus))
+    channels = [corpus.channels[name] for name in plan.channels]
+    return run(plan, channels, request, blocked, corpus.vectors)
+
+
+def asked(corpus: Corpus, name: str, kind: str, text: str, vector: np.ndarray,
+          relevant: set[int], both: bool = True) -> list[Judged]:
+    """The question as written and (`both`) absent: its relevant rows and their versions gone."""
+    out = []
+    quantiles = corpus.references[QUESTIONS]
+    rows, scores = ranked(corpus, text, vector)
+    out.append(Judged(name, kind, not relevant, scores, corpus.vectors[rows] @ vector,
+                      np.isin(rows, list(relevant)), quantiles))
+    if both and relevant:
+        near = corpus.vectors @ corpus.vectors[sorted(relevant)].T  # (n, r)
+        gone = set(relevant) | set(np.flatnonzero((near > VERSIONS).any(axis=1)).tolist())
+        rows, scores = ranked(corpus, text, vector, sorted(gone))
+        out.append(Judged(name, kind, True, scores, corpus.vectors[rows] @ vector,
+                          np.zeros(len(rows), bool), quantiles))
+    return out
+
+
+def corpus_of(papers: list[Paper], vectors: np.ndarray, named: list[Paper],
+              title_vectors: np.ndarray) -> Corpus:
+    """A Corpus with the references a build of `named` (the papers with their titles) stores."""
+    lookup = {paper.title: vector for paper, vector in zip(named, title_vectors)}
+    references = {QUESTIONS: tuple(question_quantiles(
+        named, vectors, lambda texts: np.stack([lookup[t] for t in texts]))),
+        PAPER_KIND: tuple(pair_quantiles(vectors))}
+    return Corpus.of(papers, vectors, references=references)
+
+
+def seeds(embedded: Embedded) -> list[Judged]:
+    papers = list(read_corpus([ROOT / "seeds"]).papers)
+    vectors = embedded.vectors("seeds-papers", [p.text for p in papers], True)
+    titles = embedded.vectors("seeds-titles", [p.title for p in papers], False)
+    corpus = corpus_of(papers, vectors, papers, titles)
+    out = []
+    questions = embedded.vectors("seeds-paraphrases", [q for q, _ in PARAPHRASES], False)
+    for (query, marker), vector in zip(PARAPHRASES, questions):
+        (row,) = [i for i, p in enumerate(papers) if marker in p.abstract]
+        judged = asked(corpus, "seeds", "paraphrase", query, vector, {row})
+        rows, _ = ranked(corpus, query, vector)
+        hit = np.flatnonzero(rows == row)
+        out += [Judged(**{**j.__dict__, "target_rank": int(hit[0]) + 1 if len(hit) and not
+                          j.absent else None}) for j in judged]
+    absent = embedded.vectors("seeds-absent", ABSENT_TOPICS, False)
+    for query, vector in zip(ABSENT_TOPICS, absent):
+        out += asked(corpus, "seeds", "absent-topic", query, vector, set())
+    for row, (paper, vector) in enumerate(zip(papers, titles)):
+        out += asked(corpus, "seeds", "title", paper.title, vector, {row})
+    return out
+
+
+def paperlists(embedded: Embedded, dataset: Path) -> list[Judged]:
+    with gzip.open(dataset / "corpus.jsonl.gz", "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    rng = np.random.default_rng(0)
+    usable = [r for r in records if (r.get("abstract") or "").strip() and r.get("title")]
+    chosen = [usable[i] for i in sorted(rng.choice(len(usable), PAPERS, replace=False))]
+    papers = [Paper(str(r["doc_id"]), "", True, str(r["abstract"])) for r in chosen]
+    named = [Paper(str(r["doc_id"]), str(r["title"]).strip(), False, str(r["abstract"]))
+             for r in chosen]
+    vectors = embedded.vectors("paperlists-papers", [p.abstract for p in papers], True)
+    titles = embedded.vectors("paperlists-titles", [p.title for p in named], False)
+    corpus = corpus_of(papers, vectors, named, titles)
+    tldr = [i for i, r in enumerate(chosen) if (r.get("tldr") or "").strip()][:QUESTIONS_PER_KIND]
+    tldr_vectors = embedded.vectors("paperlists-tldrs", [chosen[i]["tldr"].strip() for i in tldr],
+                                    False)
+    out = []
+    for row, vector in zip(tldr, tldr_vectors):
+        out += asked(corpus, "paperlists", "tldr", chosen[row]["tldr"].strip(), vector, {row})
+    for row in rng.choice(len(chosen), QUESTIONS_PER_KIND, replace=False).tolist():
+        out += asked(corpus, "paperlists", "title", named[row].title, titles[row], {row})
+    return out
+
+
+def acm_cr(embedded: Embedded, dataset: Path) -> list[Judged]:
+    queries = [json.loads(line) for line in (dataset / "queries.jsonl").open(encoding="utf-8")]
+    cited: dict[str, set[str]] = {}
+    for line in (dataset / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        query, doc, relevance, _, available = line.split("\t")
+        if int(relevance) > 0 and available.strip() == "1":
+            cited.setdefault(query, set()).add(doc)
+    wanted = set().union(*cited.values())
+    with gzip.open(dataset / "corpus.jsonl.gz", "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    rng = np.random.default_rng(0)
+    others = [i for i, r in enumerate(records) if r["doc_id"] not in wanted and r.get("abstract")]
+    fill = rng.choice(len(others), ACM_OTHERS, replace=False)
+    chosen = [r for r in records if r["doc_id"] in wanted] + [records[others[i]] for i in fill]
+    papers = [Paper(str(r["doc_id"]), str(r.get("title") or ""), False, str(r.get("abstract") or ""))
+              for r in chosen]
+    row = {p.paper_id: i for i, p in enumerate(papers)}
+    vectors = embedded.vectors("acm-papers", [p.text for p in papers], True)
+    titles = embedded.vectors("acm-titles", [p.title for p in papers], False)
+    corpus = corpus_of(papers, vectors, papers, titles)
+    asked_ = [q for q in queries if q["query_id"] in cited]
+    query_vectors = embedded.vectors("acm-queries", [q["text"] for q in asked_], False)
+    out = []
+    for query, vector in zip(asked_, query_vectors):
+        relevant = {row[doc] for doc in cited[query["query_id"]] if doc in row}
+        out += asked(corpus, "acm-cr", "citation", query["text"], vector, relevant)
+    return out
+
+
+def judged_sets(paperlists_dir: Path, acm_dir: Path) -> dict[str, list[Judged]]:
+    embedded = Embedded(Settings.from_env().cache_dir / "strength-study")
+    sets = {"seeds": seeds(embedded)}
+    if paperlists_dir.is_dir():
+        sets["paperlists"] = paperlists(embedded, paperlists_dir)
+    if acm_dir.is_dir():
+        sets["acm-cr"] = acm_cr(embedded, acm_dir)
+    return sets
