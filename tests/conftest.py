@@ -12,7 +12,8 @@ import pytest
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.acm_fixtures import write_tiny_acm
-from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium
+from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium, small_index
+from tests.shared import seeds_server, small_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -92,12 +93,18 @@ def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="module")
+__all__ = ["seeds_server", "small_index", "small_server"]  # fixtures of other modules, shared
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator:
-    """Headless Debian chromium through Playwright, one per browser test module (Playwright is
-    imported only when a test asks for it)."""
+    """Headless Debian chromium through Playwright, one for the whole run (each test opens its
+    own pages or contexts; Playwright is imported only when a test asks for it)."""
     playwright_api = pytest.importorskip("playwright.sync_api")
     require_chromium()
+    # expect()'s own default wait is 5 s, too short on a loaded machine (a page's state after a
+    # rerun); the pages' own waits are the modules' WAIT (90 s): the same bound for both.
+    playwright_api.expect.set_options(timeout=90_000)
     SCREENSHOTS.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

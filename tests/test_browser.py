@@ -12,12 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
-    SCREENSHOTS,
-    XSS_ID,
-    small_index,
-    streamlit_server,
-)
+from tests.app_fixtures import SCREENSHOTS, XSS_ID, streamlit_server
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -29,15 +24,13 @@ WAIT = 90_000  # ms; the first page of a fresh server loads the model
 
 
 @pytest.fixture(scope="module")
-def seeds_app(seeds_index: Path) -> Iterator[str]:
-    with streamlit_server(seeds_index) as url:
-        yield url
+def seeds_app(seeds_server: tuple[str, Path]) -> str:
+    return seeds_server[0]  # tests/shared.py: shared with test_browser_draft
 
 
 @pytest.fixture(scope="module")
-def small_app(small_index: Path) -> Iterator[str]:  # noqa: F811
-    with streamlit_server(small_index) as url:
-        yield url
+def small_app(small_server: tuple) -> str:
+    return small_server[0]  # tests/shared.py: shared with test_browser_collections and _limits
 
 
 def open_page(browser, url: str):

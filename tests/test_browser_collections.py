@@ -30,14 +30,8 @@ IDLE = """() => !document.querySelector('[data-testid=stStatusWidget]')
 
 
 @pytest.fixture(scope="module")
-def app(small_index: Path, tmp_path_factory) -> Iterator[tuple[str, Collections]]:  # noqa: F811
-    data = tmp_path_factory.mktemp("collections-data")
-    index = data / "index"
-    shutil.copytree(small_index, index)
-    store = Collections.at(data)
-    store.create("With a ghost", ["speech", "ghost-paper"])
-    with streamlit_server(index, env={"EXPLORER_DATA": str(data)}) as url:
-        yield url, store
+def app(small_server: tuple[str, Collections]) -> tuple[str, Collections]:
+    return small_server  # tests/shared.py: a copy of small_index, "With a ghost" saved
 
 
 def open_page(browser, url: str):

@@ -8,13 +8,12 @@ Screenshots land in test-output/ (look at them: they are how the app really look
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from explorer.corpus.references import read_references
-from tests.app_fixtures import SCREENSHOTS, streamlit_server
+from tests.app_fixtures import SCREENSHOTS
 from tests.test_missed_cli import ZOTERO
 
 pytestmark = pytest.mark.browser
@@ -35,10 +34,8 @@ def files_under(folder: Path) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def app(seeds_index: Path, tmp_path_factory) -> Iterator[tuple[str, Path]]:
-    data = tmp_path_factory.mktemp("draft-data")
-    with streamlit_server(seeds_index, env={"EXPLORER_DATA": str(data)}) as url:
-        yield url, data
+def app(seeds_server: tuple[str, Path]) -> tuple[str, Path]:
+    return seeds_server  # tests/shared.py: the seeds server and its data folder
 
 
 def open_draft_page(browser, url: str):

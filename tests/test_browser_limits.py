@@ -4,8 +4,6 @@ question longer than the model reads says where the model stopped reading."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -16,7 +14,7 @@ from explorer.features.drafts import ui as drafts
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.ui import page
-from tests.app_fixtures import SCREENSHOTS, small_index, streamlit_server  # noqa: F401 (fixture)
+from tests.app_fixtures import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("playwright.sync_api")
@@ -24,9 +22,8 @@ PASTED = "graph neural networks pass messages between atoms " * 150  # 7,500 cha
 
 
 @pytest.fixture(scope="module")
-def small_app(small_index: Path) -> Iterator[str]:  # noqa: F811
-    with streamlit_server(small_index) as url:
-        yield url
+def small_app(small_server: tuple) -> str:
+    return small_server[0]  # tests/shared.py: shared with test_browser and _collections
 
 
 def test_text_past_a_box_limit_is_refused_and_the_note_says_what_the_model_read(browser,

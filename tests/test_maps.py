@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from explorer.features.topics import stage as maps
+
+
+@pytest.fixture
+def short_tsne(monkeypatch) -> None:
+    """t-SNE at scikit-learn's least iterations (250, half the build's): for the tests of the
+    map's bookkeeping (which layout, when it is laid out afresh), not of the layout's quality.
+    Not for the update test: it asserts where new papers land among the layout's clusters, and at
+    250 iterations (the early-exaggeration phase alone) they are not yet apart enough."""
+    monkeypatch.setattr(maps, "TSNE_ITERATIONS", 250)
 
 
 def _clustered(count_per_cluster: int, clusters: int, dimension: int = 24) -> tuple:
@@ -27,7 +37,7 @@ def test_big_corpora_keep_their_clusters_apart_on_the_map(monkeypatch):
     assert (nearest == labels).mean() > 0.95
 
 
-def test_small_corpora_use_plain_tsne():
+def test_small_corpora_use_plain_tsne(short_tsne):
     vectors, _labels = _clustered(10, 3)
     positions, method = maps._layout(vectors)
     assert method == "tsne" and positions.shape == (30, 2)
@@ -62,7 +72,7 @@ def test_an_update_keeps_the_map_and_places_new_papers_beside_their_neighbours()
     assert updated["changed"] == 10
 
 
-def test_the_map_is_laid_out_afresh_once_a_tenth_of_it_changed():
+def test_the_map_is_laid_out_afresh_once_a_tenth_of_it_changed(short_tsne):
     vectors, _ = _clustered(30, 4)
     papers = _papers(120)
     first = maps.compute_map(papers[:100], vectors[:100])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +29,31 @@ def _manifest(folder: Path) -> dict:
     return json.loads((folder / "manifest.json").read_text())
 
 
-@pytest.fixture
-def few_seeds(tmp_path: Path) -> Path:
-    """Eight seed files, the HydraFake paper among them."""
-    folder = tmp_path / "corpus"
-    folder.mkdir()
+@pytest.fixture(scope="module")
+def few_seeds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Eight seed files, the HydraFake paper among them. Read-only."""
+    folder = tmp_path_factory.mktemp("corpus")
     files = sorted(SEEDS.glob("*.txt"))
     wanted = [f for f in files if "HydraFake" in f.read_text()] + files[:7]
     for file in wanted:
         shutil.copy(file, folder / file.name)
     return folder
+
+
+@pytest.fixture(scope="module")
+def few_built(few_seeds: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two builds of `few_seeds`, made once for the module. Read-only: "bare" is the default
+    build of a new folder (no sentence vectors stored), "stored" the `--sentences` build."""
+    bare, stored = (tmp_path_factory.mktemp(name) / "index" for name in ("bare", "stored"))
+    build([few_seeds], bare, "default")
+    build([few_seeds], stored, "default", sentences=True)
+    return {"bare": bare, "stored": stored}
+
+
+@pytest.fixture
+def copy_of(few_built: dict[str, Path], tmp_path: Path) -> Callable[[str], Path]:
+    """copy_of(name): a private, writable copy of one of `few_built`'s indexes."""
+    return lambda name: Path(shutil.copytree(few_built[name], tmp_path / name))
 
 
 def test_stored_vectors_are_each_sentence_embedded_alone(seeds_explorer: Explorer):
@@ -106,9 +122,9 @@ def _count_model_runs(monkeypatch, method: str = "embed_documents") -> list[int]
     return runs
 
 
-def test_updates_embed_only_the_new_sentences(few_seeds: Path, tmp_path: Path, monkeypatch):
-    out = tmp_path / "index"
-    build([few_seeds], out, "default", sentences=False)
+def test_updates_embed_only_the_new_sentences(few_seeds: Path, copy_of, tmp_path: Path,
+                                              monkeypatch):
+    out = copy_of("bare")
     embedded = _count_model_runs(monkeypatch)
     report = build([few_seeds], out, "default", sentences=True)  # for an index without them
     papers = Explorer.open(out).papers
@@ -202,11 +218,10 @@ def _explained_together(explorer: Explorer, questions: list[str]) -> list:
 
 
 def test_many_threads_explaining_at_once_get_what_one_thread_gets(
-        few_seeds: Path, tmp_path: Path, seeds_index: Path):
+        few_built: dict[str, Path], seeds_index: Path):
     """Stored vectors, and sentences embedded on demand (an index without them, as while a
     build writes them), from eight threads at once."""
-    out = tmp_path / "bare"
-    build([few_seeds], out, "default", sentences=False)
+    out = few_built["bare"]
     questions = [QUERY, "graph neural networks", "reasoning in language models",
                  "speech tokens", "video diffusion", "robot control", "data mixtures",
                  "privacy of images"]
@@ -225,12 +240,10 @@ def test_many_threads_explaining_at_once_get_what_one_thread_gets(
 
 
 def test_a_default_build_stores_none_and_explains_with_the_stored_builds_sentences(
-        few_seeds: Path, tmp_path: Path):
+        few_built: dict[str, Path]):
     """The default build (a new folder) stores no sentence vectors; a paper's sentences are
     embedded when it is explained, and they are the ones `--sentences` stores."""
-    bare, stored = tmp_path / "bare", tmp_path / "stored"
-    build([few_seeds], bare, "default")
-    build([few_seeds], stored, "default", sentences=True)
+    bare, stored = few_built["bare"], few_built["stored"]  # built by few_built
     assert _manifest(bare)["sentences"] is False and "sentence_vectors" not in _manifest(bare)["files"]
     on_demand, kept = Explorer.open(bare), Explorer.open(stored)
     assert not on_demand.has_sentence_vectors and kept.has_sentence_vectors
@@ -246,9 +259,8 @@ def test_a_default_build_stores_none_and_explains_with_the_stored_builds_sentenc
 
 
 def test_a_default_build_keeps_what_the_folder_stores_and_no_sentences_drops_it(
-        few_seeds: Path, tmp_path: Path):
-    out = tmp_path / "index"
-    build([few_seeds], out, "default", sentences=True)
+        few_seeds: Path, copy_of):
+    out = copy_of("stored")  # a `--sentences` build
     assert build([few_seeds], out, "default").up_to_date  # the default keeps them
     assert _manifest(out)["sentences"] is True
     assert not build([few_seeds], out, "default", sentences=False).up_to_date
@@ -257,9 +269,8 @@ def test_a_default_build_keeps_what_the_folder_stores_and_no_sentences_drops_it(
 
 
 def test_a_page_of_hits_embeds_its_sentences_in_one_run_and_keeps_them(
-        few_seeds: Path, tmp_path: Path, monkeypatch):
-    out = tmp_path / "bare"
-    build([few_seeds], out, "default", sentences=False)
+        few_built: dict[str, Path], monkeypatch):
+    out = few_built["bare"]
     explorer = Explorer.open(out)
     hits = explorer.search(QUERY, 5)
     runs = _count_model_runs(monkeypatch, "embed_sentences")
@@ -272,14 +283,13 @@ def test_a_page_of_hits_embeds_its_sentences_in_one_run_and_keeps_them(
 
 
 def test_a_page_draws_its_first_card_after_embedding_only_that_papers_sentences(
-        few_seeds: Path, tmp_path: Path, monkeypatch):
+        few_built: dict[str, Path], monkeypatch):
     """The app's cards (features.explanations.ui.lit): the first hit's sentences in a run of their
     own, so its card is drawn at once, then the other hits' in one run; the same highlights as the
     library's explain_hits; a second view embeds nothing."""
     from explorer.features.explanations.ui import lit
 
-    out = tmp_path / "bare"
-    build([few_seeds], out, "default", sentences=False)
+    out = few_built["bare"]
     explorer = Explorer.open(out)
     hits = explorer.search(QUERY, 5)
     sizes = [len(split_sentences(explorer.paper(h.paper_id).abstract)) for h in hits]

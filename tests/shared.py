@@ -1,0 +1,44 @@
+"""Session fixtures shared by several test modules: one `streamlit run` server per index and
+data folder, started once for the run instead of once per module (each start loads the model
+and the index, about a CPU-second or two, and minutes of wall time on a loaded machine).
+Registered in conftest.py; a module that needs a server of its own (its own index, app wrapper
+or environment) still starts it with app_fixtures.streamlit_server."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.features.collections.store import Collections
+from tests.app_fixtures import streamlit_server
+
+# A saved collection of the small app's data folder: one paper of the index and one it lacks.
+GHOST_COLLECTION = ("With a ghost", ["speech", "ghost-paper"])
+
+
+@pytest.fixture(scope="session")
+def seeds_server(seeds_index: Path,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """(url, data folder): the seeds index served with an EXPLORER_DATA of its own (empty at
+    the start). Used by test_browser and test_browser_draft."""
+    data = tmp_path_factory.mktemp("seeds-app-data")
+    with streamlit_server(seeds_index, env={"EXPLORER_DATA": str(data)}) as url:
+        yield url, data
+
+
+@pytest.fixture(scope="session")
+def small_server(small_index: Path,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Collections]]:
+    """(url, the server's collections): a copy of app_fixtures' small index served with an
+    EXPLORER_DATA holding GHOST_COLLECTION. Used by test_browser, test_browser_collections and
+    test_browser_limits."""
+    data = tmp_path_factory.mktemp("small-app-data")
+    index = data / "index"
+    shutil.copytree(small_index, index)
+    store = Collections.at(data)
+    store.create(*GHOST_COLLECTION)
+    with streamlit_server(index, env={"EXPLORER_DATA": str(data)}) as url:
+        yield url, store
