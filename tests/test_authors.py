@@ -230,3 +230,23 @@ def test_a_real_title_asked_finds_its_paper_first(venue_slice: Explorer):
     for paper in asked:
         hits = venue_slice.search(paper.title.lower(), 3)
         assert hits[0].title.lower() == paper.title.lower(), paper.title
+
+
+# -- the app -----------------------------------------------------------------------------------
+def test_the_app_filters_by_author_and_says_whose_papers_come_first(authored: Explorer,
+                                                                   monkeypatch):
+    from tests.test_app import card_ids, run_app
+
+    folder = authored.artifacts.folder
+    app = run_app(folder, monkeypatch, {"q": "Yoav Levine"})
+    assert any("Papers by Yoav Levine" in md.value for md in app.markdown)
+    mine = _by(authored, "Yoav Levine")
+    assert set(card_ids(app, "q")[:len(mine)]) == mine
+    suggested = app.multiselect(key="authors").options
+    assert "Sergey Levine" in suggested and "Bernhard Schölkopf" in suggested
+    app.multiselect(key="authors").set_value(["Schölkopf"]).run()
+    assert not app.exception
+    expected = _by(authored, "Bernhard Schölkopf", "Bernhard Scholkopf", "Schoelkopf, B.")
+    assert set(card_ids(app, "q")) <= expected and card_ids(app, "q")
+    linked = run_app(folder, monkeypatch, {"q": "models", "author": ["Y. Levine", "x" * 5000]})
+    assert set(card_ids(linked, "q")) <= mine  # the overlong name of the link is dropped

@@ -13,7 +13,7 @@ from explorer.features.years.page import years_ui
 from explorer.query.engine import Explorer
 from explorer.ui import page
 from explorer.ui.links import ASK, Location
-from explorer.ui.results import ranked
+from explorer.ui.results import named, ranked
 from explorer.ui.text import escape_markdown
 
 
@@ -34,6 +34,8 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
         years_ui(chart, explorer, location, "search", location.query)
         st.warning(page.NO_MATCH)
         return
+    if found := named(explorer, location):  # a title or an author's name: those papers first
+        st.markdown(page.named_markdown(found))
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(page.ASKED.format(count=len(hits)))
         downloads_ui(hits, root, "paper-explorer-results", "results")

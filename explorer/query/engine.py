@@ -186,6 +186,11 @@ class Explorer:
         """Papers of the corpus per year, and the papers without a year."""
         return self._facets.year_counts()
 
+    def authors(self, limit: int = 1000) -> list[str]:
+        """Authors' names as the corpus writes them, most papers first (at most `limit`): the
+        author filter's suggestions."""
+        return self._facets.authors.suggestions(limit)
+
     # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector (d,) (of its first MAX_QUESTION_CHARS characters)."""

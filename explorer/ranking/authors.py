@@ -59,6 +59,7 @@ class AuthorTable:
         self._rows: list[list[int]] = []
         self._filed: dict[str, list[int]] = {}
         self._titles: dict[str, list[int]] = {}
+        self._order: list[int] | None = None
         for row, paper in enumerate(papers):
             for author in paper.authors:
                 self._add(author, row)
@@ -114,10 +115,12 @@ class AuthorTable:
         return Named("author", tuple(names), tuple(rows))
 
     def suggestions(self, limit: int) -> list[str]:
-        """At most `limit` authors' names as the corpus spells them, most papers first."""
-        order = sorted(range(len(self._spelled)), key=lambda entry: (-len(self._rows[entry]),
-                                                                      self._spelled[entry]))
-        return list(dict.fromkeys(self._spelled[entry] for entry in order[:limit]))
+        """At most `limit` authors' names as the corpus spells them, most papers first (the
+        order sorted once; two threads asking first may both sort, alike)."""
+        if self._order is None:
+            self._order = sorted(range(len(self._spelled)), key=lambda entry: (
+                -len(self._rows[entry]), self._spelled[entry]))
+        return [self._spelled[entry] for entry in self._order[:limit]]
 
 
 def title_key(title: str) -> str:
