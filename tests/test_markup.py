@@ -63,3 +63,30 @@ def test_hostile_markup_costs_linear_time(piece: str):
     text = piece * (SIZE // len(piece)) + " \\cite{end}"
     cleaned, spans = bounded("readable", readable, text, [(0, 10), (100, len(text) // 2)])
     assert len(spans) == 2 and len(cleaned) <= len(text)
+
+
+# -- the cards -------------------------------------------------------------------------------
+def _card_snippets(app) -> list[str]:
+    """The highlighted sentences shown on the cards: each card's snippet (a sentence, all of
+    it highlighted), and its abstract when the best sentence opens it."""
+    return [md.value for md in app.markdown if md.value.startswith(":yellow-background[")]
+
+
+def test_every_recommendation_card_shows_its_best_sentence(seeds_index, seeds_explorer,
+                                                           monkeypatch):
+    """Without steering words each card still shows the sentence closest to the liked papers."""
+    from tests.test_app import card_ids, run_app
+
+    liked = [paper.paper_id for paper in seeds_explorer.papers[:2]]
+    app = run_app(seeds_index, monkeypatch, {"view": "marked", "like": liked})
+    cards = card_ids(app, "r")
+    assert len(cards) == 10 and len(_card_snippets(app)) >= len(cards)  # none before
+
+
+def test_question_cards_carry_no_caption_about_cosines(seeds_index, monkeypatch):
+    from tests.test_app import QUESTION, card_ids, run_app
+
+    app = run_app(seeds_index, monkeypatch, {"q": QUESTION, "k": "20"})
+    captions = " ".join(caption.value for caption in app.caption)
+    assert len(card_ids(app, "q")) == 20 and len(_card_snippets(app)) >= 20
+    assert "higher cosines" not in captions
