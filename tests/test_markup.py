@@ -90,3 +90,26 @@ def test_question_cards_carry_no_caption_about_cosines(seeds_index, monkeypatch)
     captions = " ".join(caption.value for caption in app.caption)
     assert len(card_ids(app, "q")) == 20 and len(_card_snippets(app)) >= 20
     assert "higher cosines" not in captions
+
+
+def test_the_cli_shows_abstracts_and_sentences_as_text(tmp_path):
+    """`explorer search` (and --explain) prints the markup as text too; --json keeps the
+    abstract as the corpus wrote it."""
+    import json
+    import subprocess
+    import sys
+
+    from explorer.ingest.run import build
+
+    corpus = tmp_path / "papers.jsonl"
+    corpus.write_text(json.dumps({"id": "m", "title": "Memorisation in deep networks",
+                                  "abstract": "Deep networks \\emph{memorise} random labels~"
+                                  "\\citet{zhang2016}. Generalization is \\textbf{hard}."}))
+    build([corpus], tmp_path / "index", "default")
+    command = [sys.executable, "-m", "explorer.cli", "search", "--index", str(tmp_path / "index"),
+               "memorising random labels"]
+    shown = subprocess.run([*command, "--explain"], capture_output=True, text=True, check=True)
+    assert "Deep networks memorise random labels. Generalization is hard." in shown.stdout
+    assert "> match" in shown.stdout and "\\emph" not in shown.stdout and "citet" not in shown.stdout
+    raw = subprocess.run([*command, "--json"], capture_output=True, text=True, check=True)
+    assert "\\emph{memorise}" in json.loads(raw.stdout)[0]["abstract"]

@@ -21,6 +21,7 @@ from explorer.cli.support import (
     year,
 )
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.corpus.markup import readable
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.features.collections.cli import add_collection, liked_papers
@@ -339,7 +340,7 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
         print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
         print(f"    id {safe_text(hit['paper_id'])} · score {hit['score']:.3f}{_strength(hit)}"
               f"{' · ' + safe_text(details) if details else ''}")
-        abstract = safe_text(" ".join(hit["abstract"].split()))
+        abstract = safe_text(" ".join(readable(hit["abstract"])[0].split()))
         print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
         for line in explanation_lines(hit.get("explanation", {})):
             print(f"    > {safe_text(line)}")
