@@ -250,3 +250,23 @@ def test_the_app_filters_by_author_and_says_whose_papers_come_first(authored: Ex
     assert set(card_ids(app, "q")) <= expected and card_ids(app, "q")
     linked = run_app(folder, monkeypatch, {"q": "models", "author": ["Y. Levine", "x" * 5000]})
     assert set(card_ids(linked, "q")) <= mine  # the overlong name of the link is dropped
+
+
+def test_many_threads_asking_names_at_once_on_a_fresh_explorer(authored: Explorer):
+    """Sessions share one Explorer: the first questions of many threads at once (the tables
+    made on first use) get the same answers as one thread alone."""
+    fresh = Explorer.open(authored.artifacts.folder)
+    questions = ["Yoav Levine", "S. Levine", TITLED[0], "Bernhard Schölkopf", "state space"] * 4
+    start, answers = threading.Barrier(len(questions)), {}
+
+    def ask(number: int) -> None:
+        start.wait()
+        answers[number] = [hit.paper_id for hit in fresh.search(questions[number], 8)]
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(len(questions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for number, question in enumerate(questions):
+        assert answers[number] == [hit.paper_id for hit in authored.search(question, 8)], question

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 MAX_NAME_CHARS = 200  # no real name is longer; the rest of a longer text is not read
 MAX_NAME_WORDS = 8
 _SPLIT = re.compile(r"[\s.\-‐‑–]+")  # spaces, dots and hyphens part a name's words
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "di", "da", "dos",
                         "du", "le", "la", "ter", "ten", "zu", "af"})
@@ -52,6 +53,9 @@ class Name:
 def fold(word: str) -> str:
     """A word of a name as compared: accents dropped, case folded, letters and digits only
     ('Schölkopf' -> 'scholkopf', 'O'Brien' -> 'obrien', 'Łukasz' -> 'lukasz')."""
+    if word.isascii():  # the common case: no accents to drop
+        lower = word.lower()
+        return lower if lower.isalnum() else _NOT_ALNUM.sub("", lower)
     decomposed = unicodedata.normalize("NFKD", word.replace("ł", "l").replace("Ł", "L"))
     return "".join(char for char in decomposed.casefold() if char.isalnum())
 
@@ -72,9 +76,10 @@ def parse_name(text: str) -> Name | None:
         family = _words(head)
         given = [word for word in _words(rest) if word not in _SUFFIXES]
         return _name(family, given, _umlauts(head)) if family else None
-    raw = [word for word in _SPLIT.split((head if comma else text)[:MAX_NAME_CHARS])
-           if fold(word) and fold(word) not in _SUFFIXES][:MAX_NAME_WORDS]
-    words = [fold(word) for word in raw]
+    pairs = [(word, fold(word)) for word in _SPLIT.split((head if comma else text)[:MAX_NAME_CHARS])]
+    kept = [(word, folded) for word, folded in pairs if folded and folded not in _SUFFIXES]
+    raw = [word for word, _ in kept[:MAX_NAME_WORDS]]
+    words = [folded for _, folded in kept[:MAX_NAME_WORDS]]
     if not words:
         return None
     start = len(words) - 1

@@ -155,6 +155,7 @@ class Explorer:
             if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._embedder = embedder
             _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
+            _WARMING.submit(explorer.authors, 0)  # the author and title tables, likewise
         return explorer
 
     # -- what is loaded -------------------------------------------------------------

@@ -60,6 +60,7 @@ class AuthorTable:
         self._filed: dict[str, list[int]] = {}
         self._titles: dict[str, list[int]] = {}
         self._order: list[int] | None = None
+        self._written: dict[str, int] = {}  # a name as a paper writes it -> its entry (-1: none)
         for row, paper in enumerate(papers):
             for author in paper.authors:
                 self._add(author, row)
@@ -68,9 +69,21 @@ class AuthorTable:
                 self._titles.setdefault(key, []).append(row)
 
     def _add(self, author: str, row: int) -> None:
+        entry = self._written.get(author)  # most names recur: each spelling parsed once
+        if entry is None:
+            entry = self._entry(author)
+            self._written[author] = entry
+        if entry < 0:
+            return
+        rows = self._rows[entry]
+        if not rows or rows[-1] != row:
+            rows.append(row)
+
+    def _entry(self, author: str) -> int:
+        """The entry of a name as written (a new one for a name not met yet); -1 for none."""
         name = parse_name(author)
         if name is None:
-            return
+            return -1
         entry = self._entries.get(name)
         if entry is None:
             entry = self._entries[name] = len(self._spelled)
@@ -79,9 +92,7 @@ class AuthorTable:
             self._rows.append([])
             for key in name.keys:
                 self._filed.setdefault(key, []).append(entry)
-        rows = self._rows[entry]
-        if not rows or rows[-1] != row:
-            rows.append(row)
+        return entry
 
     def entries(self, text: str, *, given: bool = False) -> list[int]:
         """The authors `text` may name (every reading of it), most papers first; with `given`
