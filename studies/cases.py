@@ -9,7 +9,7 @@ cross-validation.
 
 Everything goes through the product's public API: the judged queries as `explorer eval`
 resolves them (evaluate.judged), the dense channel as `Explorer.search_vector` returns it and
-the lexical channel as `Explorer.search(mode="lexical")` does. Query vectors are embedded once
+the lexical channel as `Explorer.rank(text, None, mode="lexical")` does. Query vectors are embedded once
 (as `explorer eval` embeds them) and cached on disk by content and model.
 """
 
@@ -84,7 +84,8 @@ def dense_channel(explorer: Explorer, vector: np.ndarray, depth: int
 
 def lexical_channel(explorer: Explorer, text: str, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """The product's lexical channel for `text`: top `depth` rows and their BM25 scores."""
-    return channel(explorer, explorer.search(text, depth, mode=LEXICAL))
+    # (rank, not search: a question that is a title would have its paper put first by search)
+    return channel(explorer, explorer.rank(text, None, depth, mode=LEXICAL))
 
 
 def load_cases(explorer: Explorer, dataset: Path, cache: Path | None = None

@@ -10,7 +10,7 @@ import pytest
 
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
-from explorer.features.explanations.ui import lifted, terms_note
+from explorer.features.explanations.ui import terms_note
 from explorer.features.topics.ui import corpus_figure
 from explorer.features.topics.ui_map import clicked_paper_id, map_figure, shown_rows
 from explorer.query.engine import Explorer, Filters, Hit
@@ -281,26 +281,9 @@ def test_an_index_without_a_map_for_its_papers_draws_none(small_index):  # noqa:
         assert other.corpus_map is None and corpus_figure(other, Location(page="map")) is None
 
 
-def test_a_card_above_a_higher_cosine_says_why(seeds_explorer: Explorer):
-    """`lifted` names exactly the hits ranked above a higher cosine, and their caption gives
-    the reason (the words they share, or the feedback pass); the others keep 'shared terms'."""
-    def hit(rank: int, score: float, paper_id: str) -> Hit:
-        return Hit(rank, 0.9 - rank / 100, None, Paper(paper_id, "t", False, "a"),
-                   compared_with=QUESTIONS, cosine=score)
-
-    hits = [hit(1, 0.50, "a"), hit(2, 0.30, "b"), hit(3, 0.40, "c"), hit(4, 0.35, "d")]
-    assert lifted(hits) == {"b"}
-    bm25 = [dataclasses.replace(h, compared_with=None, cosine=None) for h in hits]  # lexical
-    assert lifted(bm25) == set()
-    assert terms_note(["graph"], True) == "above higher cosines for the words it shares: *graph*"
-    assert "shared words" in terms_note([], True) and terms_note([]) == ""
+def test_a_cards_caption_names_shared_terms_only():
+    """The caption names the terms a hit shares (escaped) or says nothing: no caption about
+    cosines that tells a reader nothing (issue 31)."""
+    assert terms_note(["graph"]) == "shared terms: *graph*"
+    assert terms_note([]) == ""
     assert terms_note(["*x*"]) == "shared terms: *\\*x\\**"  # corpus words stay text
-    # On the real seeds: every lifted hit of the default ranking shares words with the
-    # question or comes from the feedback pass (the blend without the pass and no shared
-    # word cannot lift a paper over a higher cosine).
-    ex = seeds_explorer
-    for question in ("fine-tuning a model on its own domain", "language models that reason"):
-        plain = ex.search(question, 10, feedback=False)
-        for h in plain:
-            if h.paper_id in lifted(plain):
-                assert ex.lexical.scores(question)[ex.row(h.paper_id)] > 0

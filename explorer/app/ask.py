@@ -14,7 +14,7 @@ from explorer.features.years.page import years_ui
 from explorer.query.engine import Explorer
 from explorer.ui import page
 from explorer.ui.links import ASK, Location
-from explorer.ui.results import ranked
+from explorer.ui.results import named, ranked
 from explorer.ui.text import escape_markdown
 
 
@@ -35,7 +35,10 @@ def ask_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
         years_ui(chart, explorer, location, "search", location.query)
         st.warning(page.NO_MATCH)
         return
-    if wording.nothing_relevant(hit.strength for hit in hits):
+    found = named(explorer, location)  # a title or an author's name: those papers first
+    if found:
+        st.markdown(page.named_markdown(found))
+    elif wording.nothing_relevant(hit.strength for hit in hits):
         st.warning(wording.NOTHING_RELEVANT, icon=":material/search_off:")
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(page.ASKED.format(count=len(hits)))

@@ -100,9 +100,8 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
 
 def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], prefix: str,
             terms: bool = True) -> None:
-    lifted = explanations.lifted(hits)
     for hit, (spans, shared) in zip(hits, lights):
-        note = explanations.terms_note(shared, hit.paper_id in lifted) if terms else ""
+        note = explanations.terms_note(shared) if terms else ""
         hit_ui(location, hit, f"{prefix}-{hit.paper_id}", spans, note)
 
 

@@ -45,9 +45,9 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
         st.markdown("#### Recommended from the marked set")
         chart = st.empty()
         downloads_ui(hits, root, "recommendations", "recs")
-        steered = bool(location.steer.strip())  # highlight the sentence closest to the words
-        hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, explained=steered), "r",
-                terms=False)
+        # each card's sentence closest to the steering words, else to the liked papers
+        hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, like=location.like),
+                "r", terms=False)
         years_ui(chart, explorer, location, "recommend", location.like, location.unlike,
                  location.steer)
 

@@ -19,11 +19,12 @@ from explorer.features.topics import page as topics_page
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import page, public
-from explorer.ui.links import ASK, Location, encode, link
+from explorer.ui.links import ASK, MAX_AUTHORS, Location, encode, link
 from explorer.ui.text import escape_markdown
 from explorer.ui.trail import Step, go_to, push, step_label, step_of
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
+AUTHOR_SUGGESTIONS = 2_000  # the most prolific authors' names offered (any other may be typed)
 LOG = logging.getLogger("paper_explorer.app")
 # The pages, in the sidebar's order (the paper page, which has no button, last).
 PAGES = (ask.PAGE, marked.PAGE, topics_page.MAP_PAGE, topics_page.TOPIC_PAGE, drafts_page.PAGE,
@@ -67,7 +68,7 @@ def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location
             button(label.format(marked=len(location.like) + len(location.unlike)),
                    replace(location, page=name), key=f"nav-{name}", icon=icon, width="stretch",
                    type="primary" if location.page == name else "secondary")
-        location = filters_ui(facets, location)
+        location = filters_ui(facets, location, explorer.authors(AUTHOR_SUGGESTIONS))
         with st.popover("Share this view", icon=":material/link:", width="stretch"):
             st.code(link(st.context.url or "", location), language=None, wrap_lines=True)
             st.caption(page.SHARE_NOTE)
@@ -75,16 +76,21 @@ def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location
     return location
 
 
-def filters_ui(facets: dict, location: Location) -> Location:
-    """The filter widgets; returns `location` with the filters they hold."""
+def filters_ui(facets: dict, location: Location, suggested: list[str]) -> Location:
+    """The filter widgets; returns `location` with the filters they hold. The author box
+    suggests the `suggested` names and takes any other typed."""
     with st.expander("Filters", expanded=location.filters().active()):
         venues = st.multiselect("Venue", facets["venues"], key="venues") if facets["venues"] else []
+        authors = st.multiselect(
+            "Author", list(dict.fromkeys([*location.authors, *suggested])), key="authors",
+            accept_new_options=True, max_selections=MAX_AUTHORS, help=page.AUTHOR_HELP,
+            placeholder="Type a name: S. Levine, Schölkopf, …")
         sources = (st.multiselect("Source file", facets["sources"], key="sources")
                    if facets["sources"] else [])
         span = page.year_range(facets)
         years = st.slider("Years", *span, key="years") if span else None
         top_k = st.select_slider("Results", TOP_K_CHOICES, key="top_k")
-    return page.with_filters(location, facets, venues, sources, years, top_k)
+    return page.with_filters(location, facets, venues, sources, years, top_k, authors)
 
 
 def trail_ui(explorer: Explorer, location: Location, trail: tuple[Step, ...]) -> None:

@@ -11,8 +11,17 @@ from pathlib import Path
 
 from explorer.cli.evaluation import add_eval
 from explorer.cli.models import add_model
-from explorer.cli.support import EXIT_ERROR, Bar, describe, fail, positive_int, year
+from explorer.cli.support import (
+    EXIT_ERROR,
+    Bar,
+    author_name,
+    describe,
+    fail,
+    positive_int,
+    year,
+)
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.corpus.markup import readable
 from explorer.corpus.readers import format_names
 from explorer.errors import ExplorerError
 from explorer.features.collections.cli import add_collection, liked_papers
@@ -26,6 +35,7 @@ from explorer.index.dense import INDEX_TYPES
 from explorer.ingest.run import AUTO, LOCK_WAIT
 from explorer.model.distributed import ENGINES, LOCAL
 from explorer.query.engine import DEFAULT_RECOMMENDER, RECOMMENDERS
+from explorer.ranking.filters import MAX_AUTHORS
 from explorer.ranking.fusion import MODES
 from explorer.settings import DEFAULT_CORPUS, DEFAULT_INDEX_DIR, Settings
 from explorer.wording import NOTHING_RELEVANT, nothing_relevant, score_line
@@ -164,6 +174,10 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
                          help="how many results (default 10)")
     command.add_argument("--json", action="store_true", help="print JSON instead of a list")
     command.add_argument("--venue", action="append", default=[], help="only this venue")
+    command.add_argument("--author", action="append", default=[], metavar="NAME",
+                         type=author_name, help="only papers by this person (repeatable): "
+                         "'Sergey Levine', 'S. Levine', 'Levine, Sergey' and 'Schölkopf' / "
+                         "'Scholkopf' match alike")
     command.add_argument("--year-min", type=year)
     command.add_argument("--year-max", type=year)
     command.add_argument("--diverse", action="store_true",
@@ -224,6 +238,8 @@ def _ask(args, settings: Settings, parser) -> int:
             note = explorer.query_note(target)
             if note:
                 print(f"explorer: note: {safe_text(note)}", file=sys.stderr)
+            if not args.json and (named := explorer.named(target, filters)):
+                print(safe_text(f"{named.heading} first:"))
         _print_hits(*ask(target.strip()), args.json)
         return 0
     for line in _batch_lines(args.batch):
@@ -276,8 +292,10 @@ def _open(args, settings: Settings):
     from explorer.query.engine import Explorer, Filters
 
     explorer = Explorer.open(settings.index_dir, model=settings.query_model)
+    if len(args.author) > MAX_AUTHORS:
+        raise ExplorerError(f"give at most {MAX_AUTHORS} --author names")
     filters = Filters(venues=frozenset(args.venue), year_min=args.year_min,
-                      year_max=args.year_max)
+                      year_max=args.year_max, authors=frozenset(args.author))
     return explorer, filters
 
 
@@ -328,7 +346,7 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
                           detail=True, chance=hit["relevance"])
         print(f"    id {safe_text(hit['paper_id'])} · {line}"
               f"{' · ' + safe_text(details) if details else ''}")
-        abstract = safe_text(" ".join(hit["abstract"].split()))
+        abstract = safe_text(" ".join(readable(hit["abstract"])[0].split()))
         print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
         for line in explanation_lines(hit.get("explanation", {})):
             print(f"    > {safe_text(line)}")

@@ -56,6 +56,18 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def author_name(text: str) -> str:
+    """argparse type: a person's name with a family name, at most MAX_NAME_CHARS characters."""
+    from explorer.corpus.authors import MAX_NAME_CHARS, parse_name
+
+    if len(text) > MAX_NAME_CHARS:
+        raise argparse.ArgumentTypeError(f"a name of at most {MAX_NAME_CHARS} characters")
+    if parse_name(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r} names nobody: give a family name, e.g. "
+                                         "'Sergey Levine', 'S. Levine' or 'Levine'")
+    return " ".join(text.split())
+
+
 def year(text: str) -> int:
     """argparse type: a year from 1000 to 2100."""
     text = text.strip()

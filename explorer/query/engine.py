@@ -41,6 +41,7 @@ from explorer.model.embedder import (
 from explorer.query.compatible import comparable_model
 from explorer.query.hits import Hit, placed
 from explorer.query.suggest import PaperRows
+from explorer.ranking.authors import Named
 from explorer.ranking.calibration import CONTEXT, PAPERS, QUESTIONS, Scale, relevance, scale_for
 from explorer.ranking.channels import (
     Channel,
@@ -154,6 +155,7 @@ class Explorer:
             if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._embedder = embedder
             _WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
+            _WARMING.submit(explorer.authors, 0)  # the author and title tables, likewise
         return explorer
 
     # -- what is loaded -------------------------------------------------------------
@@ -184,6 +186,11 @@ class Explorer:
     def year_counts(self) -> tuple[dict[int, int], int]:
         """Papers of the corpus per year, and the papers without a year."""
         return self._facets.year_counts()
+
+    def authors(self, limit: int = 1000) -> list[str]:
+        """Authors' names as the corpus writes them, most papers first (at most `limit`): the
+        author filter's suggestions."""
+        return self._facets.authors.suggestions(limit)
 
     # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
@@ -230,7 +237,7 @@ class Explorer:
         vectors = iter(self.embedder.embed_asked_together(texts))
         for query, options in asked:
             vector = None if options.mode == LEXICAL else next(vectors)
-            yield self.rank(query, vector, options=options)
+            yield self._question(query, vector, options)
 
     @_answering
     def search_vector(self, vector: np.ndarray, top_k: int | None = None,
@@ -245,8 +252,32 @@ class Explorer:
         text = cut_question(text)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         if not text:
-            options = dataclasses.replace(options, mode=DENSE)
-        return self.rank(text, vector, exclude=exclude, options=options)
+            return self.rank(text, vector, exclude=exclude,
+                             options=dataclasses.replace(options, mode=DENSE))
+        return self._question(text, vector, options, exclude)
+
+    def named(self, question: str, filters: Filters | None = None) -> Named | None:
+        """What `question` names when it is exactly (folded) a paper's title or an author's
+        name with a given name or initial (ranking/authors.py), its papers cut to `filters`;
+        None otherwise. `search` puts these papers first."""
+        found = self._facets.authors.named(" ".join(cut_question(question).split()))
+        allowed = self._facets.allowed_rows(filters) if found is not None else None
+        if found is None or allowed is None:
+            return found
+        rows = tuple(int(row) for row in np.intersect1d(found.rows, allowed))
+        return dataclasses.replace(found, rows=rows) if rows else None
+
+    def _question(self, text: str, vector: np.ndarray | None, options: QueryOptions,
+                  exclude: Iterable[int] = ()) -> list[Hit]:
+        """`rank` for a question, the papers it names (`named`) first, in their own ranking."""
+        named = self.named(text, options.filters)
+        if named is None:
+            return self.rank(text, vector, exclude=exclude, options=options)
+        first = self.rank(text, vector, exclude=exclude, options=options, within=named.rows)
+        room = options.top_k - len(first)
+        rest = self.rank(text, vector, exclude={*exclude, *named.rows}, options=dataclasses.replace(
+            options, top_k=room)) if room > 0 else []
+        return [dataclasses.replace(hit, rank=rank) for rank, hit in enumerate(first + rest, 1)]
 
     @_answering
     def similar(self, paper_id: str, top_k: int | None = None, filters: Filters | None = None,
@@ -276,14 +307,16 @@ class Explorer:
     def rank(self, text: str, vector: np.ndarray | None, top_k: int | None = None,  # noqa: PLR0913
              filters: Filters | None = None, exclude: Iterable[int] = (), *,
              dense_scores: np.ndarray | None = None, options: QueryOptions | None = None,
-             kind: str = QUESTIONS, paper_query: bool = False, **changes: Any) -> list[Hit]:
+             kind: str = QUESTIONS, paper_query: bool = False,
+             within: Sequence[int] | None = None, **changes: Any) -> list[Hit]:
         """The ranking behind every verb: `text` feeds BM25, `vector` (d,) the dense channel
         (and is what hits' cosines are to, placed on `scale(kind)`; a hit's score is what the
         list is ordered by: pipeline.run); `paper_query`: the text is one paper's
         (policy.plan_for ranks it as a paper, not a question); rows in `exclude` never come
         back; `dense_scores` (n,), when given, replace the vector search as the dense channel
         (e.g. an SVM's; no feedback). What runs is decided by policy.plan_for (channels,
-        fusion, feedback, depth) and carried out by pipeline.run."""
+        fusion, feedback, depth) and carried out by pipeline.run. `within`: only
+        these rows may come back."""
         options = self._options(options, top_k=top_k, filters=filters, **changes)
         scale = self.scale(kind)
         judged = (kind == QUESTIONS and options.mode != LEXICAL and scale is not None
@@ -296,7 +329,7 @@ class Explorer:
                           ceiling=functools.cache(lambda: query_ceiling(self.lexical, text)),
                           reference=_reference(scale))
         channels = [self._channels[name] for name in plan.channels]
-        blocked = self._facets.blocked(options.filters, set(exclude))
+        blocked = self._facets.blocked(options.filters, set(exclude), within)
         rows, scores = run(plan, channels, request, blocked, self.vectors)
         chances = relevance(scores, scale.quantiles) if judged else [None] * len(rows)
         rows, scores = rows[: options.top_k], scores[: options.top_k]

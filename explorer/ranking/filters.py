@@ -10,7 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from explorer.corpus.authors import MAX_NAME_CHARS
 from explorer.corpus.papers import Paper, facet_values, source_file
+from explorer.ranking.authors import AuthorTable, Lazy
+
+MAX_AUTHORS = 20  # names in one author filter
 
 
 @dataclass(frozen=True)
@@ -19,19 +23,27 @@ class Filters:
 
     `venues` and `sources` may be given as any collection of names (a set, a list); they are
     kept as sorted tuples without repeats, so equal Filters are equal whatever order they were
-    given in, hash alike and serialise alike (a stable cache key)."""
+    given in, hash alike and serialise alike (a stable cache key).
+
+    `authors`: papers by any of these people, each name as a reader types it ('Sergey Levine',
+    'S. Levine', 'Levine, Sergey', 'levine', 'Scholkopf' for 'Schölkopf': ranking/authors.py
+    says how names match); at most MAX_AUTHORS names of at most MAX_NAME_CHARS characters."""
 
     venues: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     year_min: int | None = None
     year_max: int | None = None
+    authors: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name in ("venues", "sources"):
+        for name in ("venues", "sources", "authors"):
             object.__setattr__(self, name, _names(name, getattr(self, name)))
+        if len(self.authors) > MAX_AUTHORS or any(len(a) > MAX_NAME_CHARS for a in self.authors):
+            raise ValueError(f"Filters.authors takes at most {MAX_AUTHORS} names of at most "
+                             f"{MAX_NAME_CHARS} characters each")
 
     def active(self) -> bool:
-        return bool(self.venues or self.sources or self.year_min or self.year_max)
+        return bool(self.venues or self.sources or self.year_min or self.year_max or self.authors)
 
 
 class FacetTable:
@@ -45,6 +57,12 @@ class FacetTable:
         self.count = len(papers)
         self._papers = papers
         self._stored = stored if isinstance(stored, dict) else {}
+        self._authors = Lazy(papers)
+
+    @property
+    def authors(self) -> AuthorTable:
+        """Who wrote which paper (ranking/authors.py), made once on first use, thread-safe."""
+        return self._authors.get()
 
     @cached_property
     def venues(self) -> np.ndarray:
@@ -93,11 +111,20 @@ class FacetTable:
         if filters.sources:
             wanted = set(filters.sources)
             mask &= np.array([not wanted.isdisjoint(group) for group in self.sources])
+        if filters.authors:
+            by = np.zeros(self.count, dtype=bool)
+            by[self.authors.rows(filters.authors)] = True
+            mask &= by
         return np.flatnonzero(mask)
 
-    def blocked(self, filters: Filters | None, exclude: Collection[int] = ()) -> Blocked:
-        """The rows a filter or `exclude` keeps out."""
-        return Blocked(self.count, self.allowed_rows(filters), frozenset(exclude))
+    def blocked(self, filters: Filters | None, exclude: Collection[int] = (),
+                within: Sequence[int] | None = None) -> Blocked:
+        """The rows a filter or `exclude` keeps out (and, given `within`, every other row)."""
+        allowed = self.allowed_rows(filters)
+        if within is not None:
+            inside = np.asarray(within, dtype=np.int64)
+            allowed = inside if allowed is None else np.intersect1d(allowed, inside)
+        return Blocked(self.count, allowed, frozenset(exclude))
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,6 +163,8 @@ class Blocked:
 def _names(field: str, names: Collection[str]) -> tuple[str, ...]:
     if isinstance(names, str):
         raise TypeError(f"Filters.{field} takes a collection of names, not the string {names!r}")
+    if field == "authors":
+        names = {" ".join(name.split()) for name in names} - {""}
     return tuple(sorted(set(names)))
 
 

@@ -17,7 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
+from explorer.corpus.authors import MAX_NAME_CHARS
 from explorer.query.engine import MAX_QUESTION_CHARS, Filters
+from explorer.ranking.filters import MAX_AUTHORS
 
 ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES = (
     "ask", "paper", "marked", "map", "draft", "topic", "relatives")
@@ -55,6 +57,7 @@ class Location:
     year_max: int | None = None
     top_k: int = DEFAULT_TOP_K
     topic: str | None = None
+    authors: tuple[str, ...] = ()  # as typed: Filters.authors matches their variants
 
     def __post_init__(self) -> None:
         if self.page not in PAGE_NAMES:
@@ -64,7 +67,7 @@ class Location:
 
     def filters(self) -> Filters:
         return Filters(venues=frozenset(self.venues), sources=frozenset(self.sources),
-                       year_min=self.year_min, year_max=self.year_max)
+                       year_min=self.year_min, year_max=self.year_max, authors=self.authors)
 
     def mark(self, paper_id: str, liked: bool | None) -> Location:
         """Mark a paper as liked (True), unliked (False) or neither (None)."""
@@ -89,7 +92,8 @@ def encode(location: Location) -> dict[str, list[str]]:
     if location.topic and location.page in WITH_TOPIC:
         params["topic"] = [location.topic]
     for key, values in (("like", location.like), ("unlike", location.unlike),
-                        ("venue", location.venues), ("source", location.sources)):
+                        ("venue", location.venues), ("source", location.sources),
+                        ("author", location.authors)):
         if values:
             params[key] = list(values)
     if location.steer:
@@ -136,7 +140,15 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
         venues=_unique(values.get("venue", [])), sources=_unique(values.get("source", [])),
         year_min=year_min, year_max=year_max, top_k=_top_k(last("k")),
         topic=topic if page in WITH_TOPIC and _TOPIC.fullmatch(topic := last("topic")) else None,
+        authors=author_names(values.get("author", [])),
     )
+
+
+def author_names(names: Iterable[str]) -> tuple[str, ...]:
+    """Names for the author filter: spaces collapsed, each at most MAX_NAME_CHARS characters
+    (longer ones dropped), the first MAX_AUTHORS different ones."""
+    kept = (" ".join(name.split()) for name in names if len(name) <= MAX_NAME_CHARS)
+    return tuple(dict.fromkeys(name for name in kept if name))[:MAX_AUTHORS]
 
 
 def _lists(params: object) -> dict[str, list[str]]:

@@ -18,7 +18,8 @@ from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
-from explorer.ui.links import ASK, PAPER, Location, decode
+from explorer.ranking.authors import Named
+from explorer.ui.links import ASK, PAPER, Location, author_names, decode
 from explorer.ui.public import public_path
 from explorer.ui.text import escape_markdown, rich_markdown
 from explorer.ui.trail import PaperLookup
@@ -41,6 +42,21 @@ DERIVED = ":gray-badge[derived title] written from the abstract; the paper has n
 MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material/thumb_down: "
              "*Less like this*; recommendations from the whole set appear here.")
 STEER = "Steer the recommendations with words (optional)"
+AUTHOR_HELP = ("Papers by any of these people. A name matches the ways papers write it: "
+               "'S. Levine', 'Levine, Sergey' and 'sergey levine' find Sergey Levine; "
+               "'Scholkopf' finds Schölkopf. An initial matches everyone with it (S. Levine: "
+               "Sergey and Samuel); pick a full name to tell them apart.")
+
+
+def named_markdown(named: Named) -> str:
+    """The line above a question's results when the question is a title or an author's name
+    (Explorer.named): whose papers, or which paper, come first (names escaped)."""
+    count = len(named.rows)
+    papers = f"{count} paper{'s' * (count != 1)}"
+    if named.kind == "title":
+        return f"**{escape_markdown(named.heading)}** first, then papers like it."
+    return (f"**{escape_markdown(named.heading)}** first ({papers} in this corpus), then the "
+            "other results for your question.")
 SHARE_NOTE = "Opens this page as you see it: question, paper, marked set and filters."
 
 
@@ -92,7 +108,7 @@ def widget_values(facets: Mapping[str, Sequence], location: Location,
     """Initial values of the app's input widgets (by key) for `location` (fitted to `facets`)."""
     values: dict[str, Any] = {
         "query_box": location.query, "steer_box": location.steer, "venues": list(location.venues),
-        "sources": list(location.sources),
+        "sources": list(location.sources), "authors": list(location.authors),
         "top_k": min(top_k_choices, key=lambda k: abs(k - location.top_k))}
     years = list(facets.get("years") or [])
     if years:
@@ -108,16 +124,19 @@ def year_range(facets: Mapping[str, Sequence]) -> tuple[int, int] | None:
 
 
 def with_filters(location: Location, facets: Mapping[str, Sequence], venues: Sequence[str],
-                 sources: Sequence[str], years: tuple[int, int] | None, top_k: int) -> Location:
+                 sources: Sequence[str], years: tuple[int, int] | None, top_k: int,
+                 authors: Sequence[str] | None = None) -> Location:
     """`location` with the filters picked in the app (`years` the slider's range: a bound at
-    the corpus's edge is no bound)."""
+    the corpus's edge is no bound; `authors` None: the location's, else links.author_names
+    of them)."""
     year_min = year_max = None
     corpus_years = list(facets.get("years") or [])
     if years is not None and corpus_years:
         year_min = years[0] if years[0] > corpus_years[0] else None
         year_max = years[1] if years[1] < corpus_years[-1] else None
+    authors = location.authors if authors is None else author_names(authors)
     return replace(location, venues=tuple(venues), sources=tuple(sources), year_min=year_min,
-                   year_max=year_max, top_k=top_k)
+                   year_max=year_max, top_k=top_k, authors=authors)
 
 
 def title_markdown(paper: Paper) -> str:

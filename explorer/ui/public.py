@@ -127,8 +127,8 @@ def public_facets(explorer: Faceted) -> dict[str, Any]:
 
 def narrowing(facets: Mapping[str, Any], location: Location) -> tuple:
     """The location's filters as a hashable cache key: (venues, source files, year_min,
-    year_max), the sources named by their files (a location holds their public names);
-    `facets` as public_facets."""
+    year_max, authors), the sources named by their files (a location holds their public
+    names); `facets` as public_facets."""
     files = facets["source_files"]
     sources = tuple(files[name] for name in location.sources if name in files)
-    return location.venues, sources, location.year_min, location.year_max
+    return location.venues, sources, location.year_min, location.year_max, location.authors

@@ -21,12 +21,13 @@ import numpy as np
 
 from explorer.features.years.spread import SPREAD_DEPTH, corpus_spread
 from explorer.query.engine import Explorer, Filters, Hit, cut_question
+from explorer.ranking.authors import Named
 from explorer.ranking.options import QueryOptions
 from explorer.ui.links import Location
 from explorer.ui.page import model_key
 from explorer.ui.public import narrowing, public_facets
 
-NO_FILTERS = ((), (), None, None)
+NO_FILTERS = ((), (), None, None, ())
 T = TypeVar("T")
 
 
@@ -76,9 +77,20 @@ def query_options(facets: Mapping[str, Any], location: Location, top_k: int = 0,
     """The options of a ranking at `location` (hashable: it is the memo's key): its result
     count (`top_k` 0: the location's) and filters, sources named by their files (none when
     not `narrow`); `facets` as public_facets."""
-    venues, sources, year_min, year_max = narrowing(facets, location) if narrow else NO_FILTERS
+    venues, sources, year_min, year_max, authors = (narrowing(facets, location) if narrow
+                                                    else NO_FILTERS)
     return QueryOptions(top_k=top_k or location.top_k,
-                        filters=Filters(venues, sources, year_min, year_max))
+                        filters=Filters(venues, sources, year_min, year_max, authors))
+
+
+def named(explorer: Explorer, location: Location) -> Named | None:
+    """What the location's question names (a title, an author: Explorer.named) under its
+    filters; the search puts those papers first and the page says so."""
+    if not location.query:
+        return None
+    filters = query_options(public_facets(explorer), location).filters
+    return memo(explorer, "hits").get(("named", cut_question(location.query), filters),
+                                      lambda: explorer.named(location.query, filters))
 
 
 def ranked(explorer: Explorer, location: Location, verb: str, *subject, top_k: int = 0,

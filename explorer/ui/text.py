@@ -1,4 +1,5 @@
-"""Corpus text as safe Markdown for the app: characters shown as written, LaTeX rendered.
+"""Corpus text as safe Markdown for the app: characters shown as written (LaTeX text markup
+as a reader reads it: corpus/markup.py), math rendered.
 
 Streamlit renders Markdown (with KaTeX for ``$...$``). Corpus text must never become markup:
 every ASCII punctuation character outside math is backslash-escaped (CommonMark shows it
@@ -18,6 +19,7 @@ import string
 from collections.abc import Iterable, Sequence
 
 from explorer.corpus.latex import fence, math_spans
+from explorer.corpus.markup import readable
 from explorer.ui.formulas import MAX_FORMULA_CHARS, SAFE_COMMANDS, safe_formula
 
 __all__ = ["MAX_FORMULA_CHARS", "SAFE_COMMANDS", "escape_markdown", "math_spans", "plain",
@@ -60,8 +62,10 @@ def rich_markdown(text: str, highlights: Iterable[tuple[int, int]] = ()) -> str:
 
     `highlights` are character spans (start, end) into `text`; a span edge that falls inside
     a formula is moved to the formula's edge so the formula stays whole. Past MAX_FORMULAS
-    formulas, math is shown as its characters.
+    formulas, math is shown as its characters. LaTeX text markup reads as text
+    (corpus/markup.py: `\\emph{is}` -> is, citations dropped); math stays math.
     """
+    text, highlights = readable(text, list(highlights))
     maths = math_spans(text)[:MAX_FORMULAS]
     marked = [_snap(start, end, maths) for start, end in highlights if 0 <= start < end]
     cuts = {0, len(text)}

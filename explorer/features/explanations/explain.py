@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
+from explorer.corpus.markup import readable
 from explorer.corpus.papers import Paper
 from explorer.corpus.words import STOP_WORDS
 from explorer.index.lexical import LexicalIndex, Tokenizer
@@ -180,4 +181,5 @@ def explanation_lines(explanation: dict, width: int = 100) -> list[str]:
 
 
 def _shorten(text: str, width: int) -> str:
+    text = readable(text)[0]  # LaTeX text markup as a reader reads it (corpus/markup.py)
     return text if len(text) <= width else text[: width - 2].rstrip() + " …"

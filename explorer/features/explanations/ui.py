@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.explain import explain_match, explain_pair
-from explorer.query.engine import Explorer, Hit, cut_question
+from explorer.query.engine import Explorer, cut_question
 from explorer.ui.results import embed, memo
 from explorer.ui.text import escape_markdown, plain, rich_markdown
 
@@ -21,24 +23,32 @@ ON_DEMAND_NOTE = ("Only the first {count} results are highlighted: this index st
 
 
 def lights(explorer: Explorer, paper_id: str, text: str = "", other_id: str = "",
-           top_k: int = 2) -> Lights:
+           top_k: int = 2, like: tuple[str, ...] = ()) -> Lights:
     """The `top_k` sentences of a paper closest to `text` and the terms they share; or, given
-    `other_id`, its one sentence closest to a sentence of that paper and their shared terms
-    (an index without sentence vectors embeds the paper's sentences the first time)."""
+    `other_id`, its one sentence closest to a sentence of that paper and their shared terms;
+    or, without either, given the `like`d papers (a recommendation), its sentences closest to
+    their mean vector (an index without sentence vectors embeds the paper's sentences the
+    first time)."""
     text = cut_question(text)
 
     def explain() -> Lights:
         if other_id:
             pair = explain_pair(explorer, other_id, paper_id, top_k=1)
             return [(theirs.start, theirs.end) for _, theirs, _ in pair.pairs], list(pair.shared_terms)
-        match = explain_match(explorer, embed(explorer, text), paper_id, top_k=top_k, query=text)
+        vector = embed(explorer, text) if text.strip() or not like else liked_vector(explorer, like)
+        match = explain_match(explorer, vector, paper_id, top_k=top_k, query=text)
         return [(s.start, s.end) for s in match.sentences], list(match.shared_terms)
 
-    return memo(explorer, "lights").get((paper_id, text, other_id, top_k), explain)
+    return memo(explorer, "lights").get((paper_id, text, other_id, top_k, like), explain)
+
+
+def liked_vector(explorer: Explorer, like: Sequence[str]) -> np.ndarray:
+    """The mean (d,) of the liked papers' unit vectors: what a recommendation is like."""
+    return explorer.vectors[[explorer.row(paper_id) for paper_id in like]].mean(axis=0)
 
 
 def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = "", top_k: int = 2,
-        explained: bool = True) -> Iterator[Lights]:
+        explained: bool = True, like: Sequence[str] = ()) -> Iterator[Lights]:
     """`lights` of each paper or hit, computed as it is asked for (as its card is drawn);
     without stored sentence vectors only the first ON_DEMAND_EXPLANATIONS get any (none when
     not `explained`), their sentences embedded in two model runs: the first card's, so that
@@ -50,7 +60,8 @@ def lit(explorer: Explorer, papers: Sequence, text: str = "", other_id: str = ""
     for number, item in enumerate(papers):
         if runs.get(number):
             explorer.sentences_of(runs[number] + others)
-        yield lights(explorer, item.paper_id, text, other_id, top_k) if number < count else ([], [])
+        yield (lights(explorer, item.paper_id, text, other_id, top_k, tuple(like))
+               if number < count else ([], []))
 
 
 # -- what the pages say ---------------------------------------------------------------------
@@ -72,25 +83,7 @@ def highlighted_note(query: str) -> str:
     return f"Highlighted: the sentences closest to “{escape_markdown(plain(query, 80))}”."
 
 
-def terms_note(terms: Sequence[str], lifted: bool = False) -> str:
-    """The caption naming the terms a hit shares with the question or paper ("" for none).
-    `lifted` (see `lifted`): the hit sits above a higher cosine, so the caption says why."""
+def terms_note(terms: Sequence[str]) -> str:
+    """The caption naming the terms a hit shares with the question or paper ("" for none)."""
     words = escape_markdown(", ".join(terms[:5]))
-    if lifted:
-        return (f"above higher cosines for the words it shares: *{words}*" if terms
-                else "above higher cosines: the ranking also weighs shared words (stemmed) and, "
-                "on corpora of 1,000 papers or more, closeness to the top results")
     return f"shared terms: *{words}*" if terms else ""
-
-
-def lifted(hits: Sequence[Hit]) -> set[str]:
-    """Ids of the hits ranked above a hit with a higher cosine (the fused ranking weighs the
-    shared words, and the feedback pass the best results, besides the cosine on hover)."""
-    out, best_below = set(), float("-inf")
-    for hit in reversed(hits):
-        if hit.cosine is None:
-            continue
-        if hit.cosine < best_below:
-            out.add(hit.paper_id)
-        best_below = max(best_below, hit.cosine)
-    return out

@@ -1,0 +1,75 @@
+"""In a real headless Chromium: a card whose abstract carries LaTeX text markup shows it as text
+a person reads (no `\\emph`, no `\\citet{...}`), math still rendered; a question that is an
+author's name says whose papers come first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.app_fixtures import SCREENSHOTS, streamlit_server, write_small_corpus
+
+pytestmark = pytest.mark.browser
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+MARKED_ID = "latex-markup"
+MARKED_ABSTRACT = (
+    "Deep networks \\emph{memorise} random labels~\\citet{zhang2016understanding}, so "
+    "generalization \\textbf{is} not explained by capacity alone~\\citep[see][]{arpit2017}. "
+    "We bound the gap by $\\epsilon^2 / n$ for {\\em every} trained network.")
+QUESTION = "deep networks memorise random labels generalization capacity"
+CARDS = "[class*='st-key-card-']"
+WAIT = 90_000
+
+
+@pytest.fixture(scope="module")
+def markup_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from explorer.ingest.run import build
+
+    folder = tmp_path_factory.mktemp("markup-corpus")
+    corpus = write_small_corpus(folder / "corpus")
+    with corpus.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": MARKED_ID, "title": "Memorisation and generalization",
+                                 "abstract": MARKED_ABSTRACT,
+                                 "authors": ["Sergey Levine", "Chiyuan Zhang"]}) + "\n")
+    build([corpus], folder / "index", "default")
+    with streamlit_server(folder / "index") as url:
+        yield url
+
+
+def _settled(page) -> None:
+    page.wait_for_function("""() => !document.querySelector('[data-testid=stStatusWidget]')
+        && !document.querySelector('[data-stale=true]')""")
+
+
+def test_a_card_shows_latex_markup_as_text_and_math_as_math(browser, markup_app):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(WAIT)
+    page.goto(f"{markup_app}/?q={QUESTION.replace(' ', '+')}")
+    page.get_by_text("papers closest to your question").wait_for()
+    _settled(page)
+    card = page.locator(CARDS).first
+    card.get_by_text("Memorisation and generalization").wait_for()
+    card.get_by_text("Abstract", exact=True).click()
+    card.get_by_text("for every trained network").first.wait_for()
+    text = card.inner_text()
+    assert "Deep networks memorise random labels, so generalization is not explained" in text
+    for raw in ("\\emph", "emph{", "citet", "zhang2016", "\\textbf", "\\em ", "arpit"):
+        assert raw not in text, raw
+    assert card.locator(".katex").count() >= 1  # $\epsilon^2 / n$ still rendered
+    page.screenshot(path=str(SCREENSHOTS / "31-latex-markup-as-text.png"), full_page=True)
+    page.close()
+
+
+def test_a_name_asked_says_whose_papers_come_first(browser, markup_app):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(WAIT)
+    page.goto(f"{markup_app}/?q=S.+Levine")
+    page.get_by_text("Papers by Sergey Levine").wait_for()
+    _settled(page)
+    assert "Memorisation and generalization" in page.locator(CARDS).first.inner_text()
+    page.screenshot(path=str(SCREENSHOTS / "32-papers-by-an-author.png"), full_page=True)
+    page.close()
+
