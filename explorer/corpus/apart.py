@@ -19,6 +19,9 @@ __all__ = ["CPU_SECONDS", "READ_SECONDS", "read_references_apart"]
 CPU_SECONDS = 30  # the child's CPU time: a valid 5 MiB .bib reads in about 2 s of CPU
 READ_SECONDS = 600.0  # the wall-clock limit, against a hang: at low priority on a busy machine
 # the child may wait long for a core while the CPU limit is what stops a crafted file
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the child runs there: `python -m` puts its working folder first on the path, so the child
+# reads this very package (installed or not) and no environment variable is touched
 _MEMORY_BYTES = 2 << 30  # the child's address-space limit: a file cannot make it grow past it
 _SLOW = ("{name}: reading it took longer than {seconds} and was stopped. Export a smaller "
          "reference list (fewer entries, no attached abstracts or notes) and try again.")
@@ -38,7 +41,7 @@ def read_references_apart(data: bytes, name: str, max_bytes: int, seconds: float
                str(cpu_seconds)]
     try:
         done = subprocess.run(command, input=data, capture_output=True, timeout=seconds,
-                              check=False, env=_child_environment())
+                              check=False, cwd=_CHECKOUT)
     except subprocess.TimeoutExpired:
         raise CorpusError(_SLOW.format(name=name, seconds=f"{seconds:g} s")) from None
     except OSError as error:
@@ -51,15 +54,6 @@ def read_references_apart(data: bytes, name: str, max_bytes: int, seconds: float
     if outcome == "error":
         raise CorpusError(value)
     return value
-
-
-def _child_environment() -> dict[str, str]:
-    """The server's environment, and the child's interpreter finds this very package."""
-    environment = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [here, *filter(None, [environment.get("PYTHONPATH")])])
-    return environment
 
 
 def _why(done: subprocess.CompletedProcess) -> str:
