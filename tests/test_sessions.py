@@ -13,6 +13,7 @@ The driver and its error checks are benchmarks/sessions.py (also behind `benchma
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 from pathlib import Path
 
@@ -65,15 +66,22 @@ def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp
         app.write_text(WRAPPER.format(app=str(APP)), encoding="utf-8")
         env = {"LOAD_BACKEND": backend}
     with streamlit_server(small_index, app=app, env=env) as url:
-        warm, _ = asyncio.run(run_sessions(url, [Plan(pool[-1:], similar_every=0)]))
+        warm, _ = _run(run_sessions(url, [Plan(pool[-1:], similar_every=0)]))
         assert warm[0].errors == [], warm[0].errors  # the first page loads the model and index
         deadline = time.monotonic() + 180  # a bound for a loaded machine; ~20 s when quiet
         plans = [Plan(pool[s * QUESTIONS:(s + 1) * QUESTIONS], similar_every=QUESTIONS,
                       link_every=QUESTIONS + 1, answer_timeout_s=90, deadline=deadline)
                  for s in range(SESSIONS)]
-        logs, _ = asyncio.run(run_sessions(url, plans))
+        logs, _ = _run(run_sessions(url, plans))
     answers = [answer for log in logs for answer in log.answers]
     errors = [error for log in logs for error in log.errors]
     assert errors == [], f"{len(errors)} of {len(answers)} answers failed; first: {errors[:3]}"
     assert len(answers) == SESSIONS * (QUESTIONS + 1), "a session stopped early (time cap)"
     assert sum(answer.kind == "similar" for answer in answers) == SESSIONS
+
+
+def _run(sessions):
+    """asyncio.run in a thread of its own: the run's shared Playwright (tests/conftest.py
+    `browser`, sync API) keeps an event loop in the main thread once a browser test has run."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, sessions).result()
