@@ -4,6 +4,7 @@ its line and the command to run, blank lines and a BOM are skipped, threads shar
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import threading
@@ -136,3 +137,22 @@ def test_an_alias_still_finds_its_paper_and_an_unknown_id_is_refused(tmp_path: P
     assert reopened.row(alias) == reopened.row(own) == explorer.row(own)
     with pytest.raises(UnknownPaperError, match="No paper with id"):
         reopened.row("no-such-paper")
+
+
+def test_the_author_table_reads_what_the_papers_say_without_parsing_them(index_copy: Path,
+                                                                         monkeypatch):
+    """PaperList.authored (the author and title table's reading) gives each record's authors,
+    title and derived flag as its Paper does, and makes no Paper while it reads."""
+    full = _full_parse(_papers_file(index_copy))
+    full[3] = dataclasses.replace(full[3], authors=("Jörg Müller", "S. Levine"))
+    lines = [json.dumps(paper.to_dict()) for paper in full]
+    _papers_file(index_copy).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    papers = PaperList.read(_papers_file(index_copy), io.BytesIO(
+        _papers_file(index_copy).read_bytes()), HINT)
+    made: list[str] = []
+    from_dict = Paper.from_dict.__func__
+    monkeypatch.setattr(Paper, "from_dict",
+                        classmethod(lambda cls, data: made.append(data) or from_dict(cls, data)))
+    read = list(papers.authored())
+    assert made == []
+    assert read == [(paper.authors, paper.title, paper.title_is_derived) for paper in full]

@@ -112,6 +112,24 @@ class PaperList(Sequence[Paper]):
             pass
         return self[row].paper_id
 
+    def authored(self) -> Iterator[tuple[tuple[str, ...], str, bool]]:
+        """Each row's (authors, title, title_is_derived), read from its line without making or
+        keeping its Paper (ranking/authors.py's table must not hold every record parsed); a
+        row already parsed, or one that does not read, goes through the Paper."""
+        with self._lock:
+            data = self._data
+        for row in range(len(self)):
+            if self._papers[row] is None and data is not None:
+                try:
+                    record = json.loads(data[self._starts[row]:self._ends[row]])
+                    yield (tuple(str(name) for name in record.get("authors") or ()),
+                           str(record["title"]), bool(record["title_is_derived"]))
+                    continue
+                except (ValueError, TypeError, KeyError, AttributeError):
+                    pass  # the Paper's parse says what is wrong
+            paper = self[row]
+            yield paper.authors, paper.title, paper.title_is_derived
+
     def __iter__(self) -> Iterator[Paper]:
         for row in range(len(self)):
             yield self[row]

@@ -61,11 +61,14 @@ class AuthorTable:
         self._titles: dict[str, list[int]] = {}
         self._order: list[int] | None = None
         self._written: dict[str, int] = {}  # a name as a paper writes it -> its entry (-1: none)
-        for row, paper in enumerate(papers):
-            for author in paper.authors:
+        read = getattr(papers, "authored", None)  # an index's PaperList: no Paper made
+        rows = read() if read is not None else (
+            (paper.authors, paper.title, paper.title_is_derived) for paper in papers)
+        for row, (authors, title, derived) in enumerate(rows):
+            for author in authors:
                 self._add(author, row)
-            key = title_key(paper.title)
-            if key and not paper.title_is_derived:
+            key = title_key(title)
+            if key and not derived:
                 self._titles.setdefault(key, []).append(row)
 
     def _add(self, author: str, row: int) -> None:
