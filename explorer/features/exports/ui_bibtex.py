@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from urllib.parse import quote
 
 import bibtexparser
 from bibtexparser.model import Entry, Field
@@ -26,16 +25,15 @@ from explorer.features.exports.ui_citation import (
     Citation,
     Name,
     citations,
+    safe_arxiv,
+    safe_doi,
+    safe_url,
 )
 from explorer.features.exports.ui_tex import escape_tex, tex_text
 from explorer.query.engine import Hit
 
 ENTRY_TYPES = {CONFERENCE: "inproceedings", ARTICLE: "article"}  # all others: misc
-_URL_SAFE = "-._~:/?#[]@!$&'()*+,;=%"
-_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _SPLITTING = re.compile(r",|\band\b", re.IGNORECASE)
-_DOI = re.compile(r"10\.[0-9]{4,9}/[!-~]+")
-_ARXIV = re.compile(r"[a-z\-]+(?:\.[A-Z]{2})?/[0-9]{7}(?:v[0-9]+)?|[0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?")
 
 
 def to_bibtex(items: Sequence[Hit | Paper], *, abstract: bool = False) -> str:
@@ -105,21 +103,3 @@ def bib_name(name: Name) -> str:
 def _part(text: str) -> str:
     escaped = escape_tex(text)
     return "{" + escaped + "}" if _SPLITTING.search(text) else escaped
-
-
-def safe_url(url: str) -> str:
-    """An http(s) URL with every character TeX or BibTeX could act on percent-encoded; else ''."""
-    if not re.match(r"https?://", url, re.IGNORECASE):
-        return ""
-    escapes_valid = _BAD_PERCENT.search(url) is None  # keep %41-style escapes already there
-    return quote(url, safe=_URL_SAFE if escapes_valid else _URL_SAFE.replace("%", ""))
-
-
-def safe_doi(doi: str) -> bool:
-    """Whether `doi` is a DOI (10.NNNN/printable ASCII), the only ones exported."""
-    return bool(doi) and _DOI.fullmatch(doi) is not None
-
-
-def safe_arxiv(arxiv: str) -> bool:
-    """Whether `arxiv` is an arXiv id (2101.00001v2, hep-th/9901001), the only ones exported."""
-    return bool(arxiv) and _ARXIV.fullmatch(arxiv) is not None

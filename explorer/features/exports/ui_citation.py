@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from urllib.parse import quote
 
 from explorer.corpus.fields import given as given_name
 from explorer.corpus.latex import MATH
@@ -42,6 +43,10 @@ MAIN_TRACK_WORDS = frozenset("main long short paper papers technical oral poster
                              "(oral) (poster) (spotlight)".split())
 _JOURNAL_WORDS = frozenset("journal transactions letters review reviews magazine".split())
 _PROCEEDINGS_WORDS = frozenset("proceedings conference symposium workshop meeting congress".split())
+_URL_SAFE = "-._~:/?#[]@!$&'()*+,;=%"
+_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_DOI = re.compile(r"10\.[0-9]{4,9}/[!-~]+")
+_ARXIV = re.compile(r"[a-z\-]+(?:\.[A-Z]{2})?/[0-9]{7}(?:v[0-9]+)?|[0-9]{4}\.[0-9]{4,5}(?:v[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -203,3 +208,21 @@ def unique_key(key: str, seen: set[str]) -> str:
         candidate = f"{key}{chr(ord('a') + suffix - 1) if suffix <= 26 else suffix}"
     seen.add(candidate)
     return candidate
+
+
+def safe_url(url: str) -> str:
+    """An http(s) URL with every character TeX or BibTeX could act on percent-encoded; else ''."""
+    if not re.match(r"https?://", url, re.IGNORECASE):
+        return ""
+    escapes_valid = _BAD_PERCENT.search(url) is None  # keep %41-style escapes already there
+    return quote(url, safe=_URL_SAFE if escapes_valid else _URL_SAFE.replace("%", ""))
+
+
+def safe_doi(doi: str) -> bool:
+    """Whether `doi` is a DOI (10.NNNN/printable ASCII), the only ones exported."""
+    return bool(doi) and _DOI.fullmatch(doi) is not None
+
+
+def safe_arxiv(arxiv: str) -> bool:
+    """Whether `arxiv` is an arXiv id (2101.00001v2, hep-th/9901001), the only ones exported."""
+    return bool(arxiv) and _ARXIV.fullmatch(arxiv) is not None

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.corpus.papers import Paper
-from explorer.features.exports.ui_bibtex import safe_arxiv, safe_doi, safe_url
 from explorer.features.exports.ui_citation import (
     ARTICLE,
     CONFERENCE,
@@ -26,6 +25,9 @@ from explorer.features.exports.ui_citation import (
     Citation,
     Name,
     citations,
+    safe_arxiv,
+    safe_doi,
+    safe_url,
 )
 from explorer.query.engine import Hit
 

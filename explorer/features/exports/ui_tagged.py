@@ -16,7 +16,6 @@ from typing import Any
 import rispy
 
 from explorer.corpus.papers import Paper
-from explorer.features.exports.ui_bibtex import safe_arxiv, safe_doi, safe_url
 from explorer.features.exports.ui_citation import (
     ARTICLE,
     CONFERENCE,
@@ -25,6 +24,9 @@ from explorer.features.exports.ui_citation import (
     Citation,
     Name,
     citations,
+    safe_arxiv,
+    safe_doi,
+    safe_url,
 )
 from explorer.query.engine import Hit
 
