@@ -29,6 +29,12 @@ QUESTION_HELP = ("The score the list is ordered by: the cosine similarity plus a
                  "is relevant, as judged on held-out questions: "
                  + ", ".join(f"*{word}* at a chance of {cut:g} or more"
                              for cut, word in RELEVANCE_WORDS) + f", else *{WEAK}*.")
+# Above a question's results (app): what the badges' number is. It is the fused score the list
+# is ordered by (cosine plus a share for shared words, so it may pass 1), not a cosine; the
+# cosine is on each badge's hover and in JSON `cosine`.
+RESULTS_CAPTION = ("{count} papers, in the order of the score on their badges: closeness in "
+                   "meaning plus a share for the words they share with your question; "
+                   "highlighted: their best-matching sentences.")
 OLD_SCORE_HELP = ("The score the list is ordered by; 'top x%' = share of random paper pairs in "
                   "this corpus at least as similar as its cosine; 'weak' = most of them are. "
                   "(This index was built before question scores were stored: rebuild it for a "
@@ -45,6 +51,16 @@ def strength(percentile: float) -> str:
         if percentile >= threshold:
             return word
     return WEAK
+
+
+def meaning(word: str) -> str:
+    """What a question's hit's `word` claims: 'chance relevant 0.5 or more' ('below 0.2')."""
+    cuts = dict((name, cut) for cut, name in RELEVANCE_WORDS)
+    if word in cuts:
+        upper = [cut for cut, _ in RELEVANCE_WORDS if cut > cuts[word]]
+        return (f"chance relevant {cuts[word]:g} to {min(upper):g}" if upper
+                else f"chance relevant {cuts[word]:g} or more")
+    return f"chance relevant below {RELEVANCE_WORDS[-1][0]:g}"
 
 
 def relevance_word(chance: float) -> str:

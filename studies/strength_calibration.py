@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.common import machine
 from explorer import wording
-from explorer.ranking.calibration import relevance, relevance_features
+from explorer.ranking.calibration import GATE, GATED_CHANCE, relevance, relevance_features
 from studies.strength_data import Judged, judged_sets
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -31,10 +31,13 @@ L2 = 1e-4  # ridge on the weights (not the intercept): keeps a fit on few positi
 Words = Callable[[Judged], list[str]]
 
 
-def fit(lists: Sequence[Judged], l2: float = L2, steps: int = 50) -> np.ndarray:
+def fit(lists: Sequence[Judged], l2: float = L2, steps: int = 50, absent: bool = True
+        ) -> np.ndarray:
     """Logistic regression by Newton's method -> weights (intercept, one per feature); each set
-    weighs the same in total, whatever its number of hits."""
-    x = np.vstack([relevance_features(j.scores, j.quantiles) for j in lists])
+    weighs the same in total, whatever its number of hits. `absent`: with the fourth signal
+    (the best cosine against the corpus's absent-topic bests), else the three of an index
+    built before those were stored."""
+    x = np.vstack([_features(j, absent) for j in lists])
     y = np.concatenate([j.relevant.astype(float) for j in lists])
     sets = np.concatenate([[j.set] * len(j.scores) for j in lists])
     names, counts = np.unique(sets, return_counts=True)
@@ -50,9 +53,38 @@ def fit(lists: Sequence[Judged], l2: float = L2, steps: int = 50) -> np.ndarray:
     return w
 
 
-def calibrated(weights: np.ndarray) -> Words:
-    return lambda j: [wording.relevance_word(float(p))
-                      for p in relevance(j.scores, j.quantiles, weights)]
+def _features(j: Judged, absent: bool) -> np.ndarray:
+    return relevance_features(j.scores, j.quantiles, j.cosines if absent else None,
+                              j.absent_best if absent else ())
+
+
+def calibrated(weights: np.ndarray, absent: bool = True, gate: float = GATE) -> Words:
+    """The words of the model with `weights` (and, with `absent`, its gate at `gate`%)."""
+    return lambda j: [wording.relevance_word(float(p)) for p in relevance(
+        j.scores, j.quantiles, weights, cosines=j.cosines if absent else None,
+        absent=j.absent_best if absent else (), gate=gate)]
+
+
+def gate_sweep(sets: dict[str, list[Judged]]) -> list[dict]:
+    """Per gate percentile (0, 5, ..., 95): each set's absent-topic rate above weak and the seed
+    targets' share strong or good, each set read by the weights fitted on the others. GATE is
+    the highest percentile whose seed targets stay at 85% or more."""
+    weights = {name: fit([j for other, ls in sets.items() if other != name for j in ls])
+               for name in sets}
+    rows = []
+    for gate in range(0, 100, 5):
+        read = {name: report(ls, calibrated(weights[name], gate=gate))
+                for name, ls in sets.items()}
+        rows.append({"gate": gate, "targets": read["seeds"]["targets_strong_or_good"],
+                     **{name: r["absent_top_above_weak"] for name, r in read.items()}})
+    return rows
+
+
+def compared(lists: Sequence[Judged], rest: Sequence[Judged]) -> dict:
+    """`lists` read by today's words and by the models fitted on `rest`."""
+    return {"today": report(lists, today),
+            "three signals, no gate": report(lists, calibrated(fit(rest, absent=False), False)),
+            "calibrated": report(lists, calibrated(fit(rest)))}
 
 
 def today(j: Judged) -> list[str]:
@@ -91,16 +123,13 @@ def held_out(sets: dict[str, list[Judged]]) -> dict:
     out = {}
     for name, lists in sets.items():
         rest = [j for other, ls in sets.items() if other != name for j in ls]
-        out[f"{name} (fitted on the other sets)"] = {
-            "today": report(lists, today), "calibrated": report(lists, calibrated(fit(rest)))}
+        out[f"{name} (fitted on the other sets)"] = compared(lists, rest)
     alls = [j for ls in sets.values() for j in ls]
     half = [j for i, j in enumerate(alls) if (i // 2) % 2 == 0]
     other = [j for i, j in enumerate(alls) if (i // 2) % 2 == 1]
-    weights = fit(half)
     for name in sets:
         part = [j for j in other if j.set == name]
-        out[f"{name}, odd questions (fitted on the even ones of all sets)"] = {
-            "today": report(part, today), "calibrated": report(part, calibrated(weights))}
+        out[f"{name}, odd questions (fitted on the even ones of all sets)"] = compared(part, half)
     return out
 
 
@@ -110,8 +139,18 @@ def markdown(result: dict) -> str:
              "is held out. Share relevant per word (hits so labelled); absent: the share of "
              "absent-topic questions whose top hit reads above *weak*; targets: the share of "
              "seed paraphrase targets that read *strong* or *good match*.", "",
-             f"Shipped weights (fitted on all sets): `{result['weights']}`; lists per set: "
+             f"Shipped weights (fitted on all sets): `{result['weights']}` (an index without the "
+             f"absent-topic bests: `{result['three_signal_weights']}`); lists per set: "
              f"{result['lists']}.", ""]
+    lines += ["## The gate, chosen on the seeds", "", "Absent-topic top hits above weak per "
+              "set and seed targets strong/good, by the gate's percentile of the corpus's "
+              "absent-topic bests (each set read by weights fitted on the others); shipped: "
+              f"{result['gate']}.", "", "| gate % | targets | "
+              + " | ".join(result["lists"]) + " |", "|---|---|" + "---|" * len(result["lists"])]
+    lines += [f"| {row['gate']} | {row['targets']} | "
+              + " | ".join(str(row[name]) for name in result["lists"]) + " |"
+              for row in result["gate_sweep"]]
+    lines.append("")
     for name, pair in result["held_out"].items():
         lines += [f"## {name}", "", "| words | " + " | ".join(wording.WORDS)
                   + " | absent above weak | targets strong/good |",
@@ -136,7 +175,11 @@ def main(argv: list[str] | None = None) -> Path:
     result = {"date": time.strftime("%Y-%m-%d"), "cpu": machine()["cpu"],
               "lists": {name: len(lists) for name, lists in sets.items()},
               "weights": [round(float(w), 3) for w in fit([j for ls in sets.values() for j in ls])],
-              "held_out": held_out(sets), "seconds": round(time.perf_counter() - started)}
+              "three_signal_weights": [round(float(w), 3) for w in fit(
+                  [j for ls in sets.values() for j in ls], absent=False)],
+              "gate": {"percent": GATE, "chance_at_most": GATED_CHANCE},
+              "held_out": held_out(sets), "gate_sweep": gate_sweep(sets),
+              "seconds": round(time.perf_counter() - started)}
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     args.out.with_suffix(".md").write_text(markdown(result) + "\n")
     print(markdown(result))

@@ -28,8 +28,14 @@ import numpy as np
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.eval.columns import Corpus
 from explorer.model.embedder import Embedder, resolve_model
+from explorer.ranking.calibration import (
+    ABSENT_BEST,
+    QUESTIONS,
+    absent_quantiles,
+    pair_quantiles,
+    question_quantiles,
+)
 from explorer.ranking.calibration import PAPERS as PAPER_KIND
-from explorer.ranking.calibration import QUESTIONS, pair_quantiles, question_quantiles
 from explorer.ranking.channels import Request
 from explorer.ranking.filters import Blocked
 from explorer.ranking.fusion import query_ceiling
@@ -52,7 +58,8 @@ ROOT = Path(__file__).resolve().parents[1]
 class Judged:
     """One ranked list: its set and kind of question, whether its relevant papers were removed
     (`absent`), fused `scores` (<= TOP,), `relevant` (<= TOP,) bool, the corpus's question-paper
-    `quantiles`, and for a seed paraphrase its target's rank (None: below TOP or removed)."""
+    `quantiles`, for a seed paraphrase its target's rank (None: below TOP or removed), and
+    the corpus's `absent_best` (calibration.absent_quantiles, as a build stores them)."""
 
     set: str
     kind: str
@@ -62,6 +69,7 @@ class Judged:
     relevant: np.ndarray
     quantiles: tuple[float, ...]
     target_rank: int | None = None
+    absent_best: tuple[float, ...] = ()
 
 
 class Embedded:
@@ -105,16 +113,16 @@ def asked(corpus: Corpus, name: str, kind: str, text: str, vector: np.ndarray,
           relevant: set[int], both: bool = True) -> list[Judged]:
     """The question as written and (`both`) absent: its relevant rows and their versions gone."""
     out = []
-    quantiles = corpus.references[QUESTIONS]
+    quantiles, absent = corpus.references[QUESTIONS], corpus.references[ABSENT_BEST]
     rows, scores = ranked(corpus, text, vector)
     out.append(Judged(name, kind, not relevant, scores, corpus.vectors[rows] @ vector,
-                      np.isin(rows, list(relevant)), quantiles))
+                      np.isin(rows, list(relevant)), quantiles, absent_best=absent))
     if both and relevant:
         near = corpus.vectors @ corpus.vectors[sorted(relevant)].T  # (n, r)
         gone = set(relevant) | set(np.flatnonzero((near > VERSIONS).any(axis=1)).tolist())
         rows, scores = ranked(corpus, text, vector, sorted(gone))
         out.append(Judged(name, kind, True, scores, corpus.vectors[rows] @ vector,
-                          np.zeros(len(rows), bool), quantiles))
+                          np.zeros(len(rows), bool), quantiles, absent_best=absent))
     return out
 
 
@@ -122,9 +130,11 @@ def corpus_of(papers: list[Paper], vectors: np.ndarray, named: list[Paper],
               title_vectors: np.ndarray) -> Corpus:
     """A Corpus with the references a build of `named` (the papers with their titles) stores."""
     lookup = {paper.title: vector for paper, vector in zip(named, title_vectors)}
-    references = {QUESTIONS: tuple(question_quantiles(
-        named, vectors, lambda texts: np.stack([lookup[t] for t in texts]))),
-        PAPER_KIND: tuple(pair_quantiles(vectors))}
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.stack([lookup[t] for t in texts])
+    references = {QUESTIONS: tuple(question_quantiles(named, vectors, embed)),
+                  PAPER_KIND: tuple(pair_quantiles(vectors)),
+                  ABSENT_BEST: tuple(absent_quantiles(named, vectors, embed))}
     return Corpus.of(papers, vectors, references=references)
 
 

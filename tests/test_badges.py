@@ -46,8 +46,9 @@ def test_paraphrased_questions_find_targets_that_read_at_least_good(seeds_explor
         hit = next(h for h in ex.search(query, len(ex.papers)) if h.paper_id == target(ex, marker))
         assert hit.compared_with == QUESTIONS
         badges.append(hit.strength)
-    assert WEAK not in badges
-    assert sum(badge in AT_LEAST_GOOD for badge in badges) >= 0.9 * len(badges)
+    # issue 31's trade-off: the absent-topic gate may leave a found target below "good", at
+    # most 15% of them (4 of 69 read "weak" when the gate came in: tests/test_strength.py)
+    assert sum(badge in AT_LEAST_GOOD for badge in badges) >= 0.85 * len(badges)
     assert badges[0] in AT_LEAST_GOOD
 
 

@@ -4,6 +4,10 @@
 - `--sizes`: small corpora drawn from the dataset's embedded pool (eval/pool.py, eval/small.py);
 - `--seeds FOLDER --seed-judgments FILE`: the hand-written seed set (eval/seeds.py).
 
+With the whole dataset and the seed set, the strength words' reliability (eval/strength.py):
+per word, the share of hits so labelled that are relevant, and how often a question asked with
+its relevant papers left out still gets a top hit above "weak".
+
 Prints a table per query set (rows: corpus sizes; columns: lexical, dense, the previous default,
 the default; nDCG@10) and the seed set's table, each labelled with the date, the machine and
 the model; `--json` / `--output` give everything.
@@ -17,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from explorer.cli.support import Bar, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import CorpusError
@@ -27,14 +33,16 @@ from explorer.eval.evaluate import (
     describe_run,
     evaluate,
     format_table,
+    judged,
     load_set,
     machine,
     prepare_index,
 )
 from explorer.eval.pool import open_pool, pool_folder
 from explorer.eval.report import full_rows, label, model_label, ranking_tables, seed_table
-from explorer.eval.seeds import read_judgments, score_seeds, seed_index
+from explorer.eval.seeds import read_judgments, score_seeds, seed_index, target_row
 from explorer.eval.small import DRAWS, small_runs, summarise
+from explorer.eval.strength import reliability, strength_table
 from explorer.ranking.fusion import MODES
 from explorer.settings import Settings
 
@@ -104,6 +112,8 @@ def _eval(args: argparse.Namespace, settings: Settings, parser) -> int:
     if judgments is not None:
         report["seeds"] = _seeds(args, settings, bar, judgments, columns)
         tables.append(seed_table(report["seeds"], _title(report, report["seeds"]["model"])))
+        tables.append(strength_table(report["seeds"]["strength"],
+                                     f"seed set ({report['seeds']['model']})"))
     if args.output:
         args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(safe_json(report, indent=2) if args.json
@@ -118,15 +128,27 @@ def _full(args, settings: Settings, bar: Bar, names: list[str], columns) -> tupl
     bar.close()
     print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
     rankers = {PREVIOUS: previous_ranker(explorer)} if PREVIOUS in columns else None
-    sets = [None] if args.queries else names
-    results = [evaluate(explorer, load_set(args.dataset, name or "", args.queries, args.qrels),
-                        args.mode, args.limit, rankers=rankers, diverse=args.diverse)
-               for name in sets]
+    sets = [load_set(args.dataset, name or "", args.queries, args.qrels)
+            for name in ([None] if args.queries else names)]
+    results = [evaluate(explorer, query_set, args.mode, args.limit, rankers=rankers,
+                        diverse=args.diverse) for query_set in sets]
     run = describe_run(explorer, args.dataset, "explorer " + " ".join(sys.argv[1:]))
     model = model_label(run["model"], run["backend"])
     title = f"all metrics, whole dataset ({run['papers']:,} papers): " + label(
         run["date"], run["machine"], model)
-    return {**run, "model_label": model, "results": results}, f"{title}\n{format_table(results)}"
+    strength = {query_set.name: _strength(explorer, query_set, args.limit) for query_set in sets}
+    text = "\n\n".join([f"{title}\n{format_table(results)}"] + [
+        strength_table(result, f"{name} ({model})") for name, result in strength.items()])
+    return {**run, "model_label": model, "results": results, "strength": strength}, text
+
+
+def _strength(explorer, query_set, limit: int | None) -> dict:
+    """The strength words' reliability on a query set's questions (eval/strength.py)."""
+    scored = [(query.text, {row for row, grade in relevant.items() if grade > 0})
+              for query, relevant in judged(explorer, query_set, limit)[0]
+              if not query.is_document]
+    vectors = explorer.embedder.embed_queries([text for text, _ in scored]) if scored else []
+    return reliability(explorer, scored, np.asarray(vectors))
 
 
 def _small(args, settings: Settings, bar: Bar, names: list[str], columns) -> dict:
@@ -152,9 +174,12 @@ def _seeds(args, settings: Settings, bar: Bar, judgments, columns) -> dict:
     vectors = explorer.embedder.embed_queries([query for query, _ in judgments.questions])
     scored = score_seeds(Corpus.of_index(explorer), vectors, judgments,
                          columns)
+    targets = [(query, {target_row(explorer.papers, marker)})
+               for query, marker in judgments.questions]
     model = explorer.manifest.model
     return {"model": model_label(model.model_id, model.backend, model.precision),
-            "folder": str(args.seeds), "judgments": str(args.seed_judgments), **scored}
+            "folder": str(args.seeds), "judgments": str(args.seed_judgments), **scored,
+            "strength": reliability(explorer, targets, vectors)}
 
 
 def _title(report: dict, model: str) -> str:

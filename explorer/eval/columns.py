@@ -23,7 +23,14 @@ from explorer.eval.evaluate import Query
 from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.engine import Explorer
-from explorer.ranking.calibration import PAPERS, QUESTIONS, pair_quantiles, question_quantiles
+from explorer.ranking.calibration import (
+    ABSENT_BEST,
+    PAPERS,
+    QUESTION_QUANTILES,
+    QUESTIONS,
+    pair_quantiles,
+    question_references,
+)
 from explorer.ranking.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
 from explorer.ranking.feedback import feedback_channel
 from explorer.ranking.filters import Blocked
@@ -47,7 +54,8 @@ def columns_for(modes: Sequence[str]) -> tuple[str, ...]:
 @dataclass(frozen=True, eq=False)
 class Corpus:
     """Papers and their vectors (n, d) float32, unit rows, with the product's two channels and
-    the random cosines a build stores (`references`: calibration kind -> quantiles)."""
+    the random cosines a build stores (`references`: calibration kind -> quantiles, and
+    calibration.ABSENT_BEST -> the absent-topic questions' best cosines)."""
 
     papers: list[Paper]
     vectors: np.ndarray
@@ -68,18 +76,22 @@ class Corpus:
         channels = {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
                     LEXICAL: LexicalChannel(lambda: lexical)}
         if references is None:
-            references = {PAPERS: tuple(pair_quantiles(vectors)), QUESTIONS: ()}
+            references = {PAPERS: tuple(pair_quantiles(vectors)), QUESTIONS: (), ABSENT_BEST: ()}
             if titles is not None:
                 embedded = {paper.title: vector for paper, vector in zip(papers, titles)}
-                references[QUESTIONS] = tuple(question_quantiles(
-                    papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])))
+                references.update({kind: tuple(values) for kind, values in question_references(
+                    papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])
+                ).items()})
+                references[QUESTIONS] = references.pop(QUESTION_QUANTILES)
         return cls(list(papers), vectors, lexical, channels, references)
 
     @classmethod
     def of_index(cls, explorer: Explorer) -> Corpus:
         """An open index's papers, vectors and stored reference cosines."""
+        scale = explorer.scale(QUESTIONS)
         return cls.of(explorer.papers, explorer.vectors, references={
-            kind: explorer.reference(kind) for kind in (QUESTIONS, PAPERS)})
+            **{kind: explorer.reference(kind) for kind in (QUESTIONS, PAPERS)},
+            ABSENT_BEST: scale.absent if scale is not None else ()})
 
     def __len__(self) -> int:
         return len(self.papers)

@@ -54,7 +54,12 @@ from explorer.ingest.checkpoint import BLOCK, Checkpoint
 from explorer.ingest.embedding import LazyEmbedder, Progress
 from explorer.ingest.report import BuildReport, Stopwatch
 from explorer.model.embedder import ModelSpec, resolve_model
-from explorer.ranking.calibration import kept_question_quantiles, pair_quantiles, question_quantiles
+from explorer.ranking.calibration import (
+    ABSENT_BEST,
+    kept_question_quantiles,
+    pair_quantiles,
+    question_references,
+)
 from explorer.settings import DEFAULT_BATCH_SIZE
 
 AUTO = "auto"
@@ -207,7 +212,7 @@ def _derived(papers: list[Paper], vectors: np.ndarray, previous: _Previous | Non
         index = VectorIndex.build(vectors, report.index_type)
     with watch("quantiles"):
         extras = {PAIR_QUANTILES: pair_quantiles(vectors),
-                  QUESTION_QUANTILES: _questions(papers, vectors, previous, embedder),
+                  **_questions(papers, vectors, previous, embedder),
                   FACETS: facet_values(papers)}
     with watch("map"):
         extras[MAP] = _map(papers, vectors, previous)
@@ -266,15 +271,16 @@ def _relatives(index: VectorIndex, hashes: np.ndarray, previous: _Previous | Non
 
 
 def _questions(papers: list[Paper], vectors: np.ndarray, previous: _Previous | None,
-               embedder: LazyEmbedder) -> list[float]:
-    """quantiles.question_quantiles, or the previous build's when an update may keep them (so
-    an update that embeds nothing still never loads the model)."""
-    if previous is not None:
+               embedder: LazyEmbedder) -> dict[str, list[float]]:
+    """calibration.question_references (QUESTION_QUANTILES, ABSENT_BEST), or the previous
+    build's when an update may keep them (so an update that embeds nothing still never loads
+    the model)."""
+    if previous is not None and previous.extras.get(ABSENT_BEST):
         kept = kept_question_quantiles(previous.extras.get(QUESTION_QUANTILES),
                                        len(previous.text_hashes), len(papers), embedder.loaded)
         if kept is not None:
-            return kept
-    return question_quantiles(papers, vectors, embedder.embed_questions)
+            return {QUESTION_QUANTILES: kept, ABSENT_BEST: list(previous.extras[ABSENT_BEST])}
+    return question_references(papers, vectors, embedder.embed_questions)
 
 
 def _not_read(inputs: Sequence[str | Path], out: Path) -> list[Path]:
@@ -324,9 +330,9 @@ def _is_current(out: Path, spec: ModelSpec, settings: _Settings) -> bool:
         extras = json.loads((out / manifest.files[EXTRAS].name).read_text(encoding="utf-8"))
     except (ExplorerError, OSError, ValueError):
         return False
-    # An index from before the question-score scale, the two levels of topics or the close
-    # relatives gets them (its vectors are reused; its map keeps its layout).
-    return (isinstance(extras, dict) and QUESTION_QUANTILES in extras
+    # An index from before the question-score scale (or its absent-topic bests), the two levels
+    # of topics or the close relatives gets them (its vectors are reused; its map keeps its layout).
+    return (isinstance(extras, dict) and QUESTION_QUANTILES in extras and ABSENT_BEST in extras
             and isinstance(extras.get(MAP), dict) and "areas" in extras[MAP]
             and extras.get(RELATIVES) == relatives.settings(settings.index_type))
 

@@ -331,7 +331,8 @@ class Explorer:
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude), within)
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        chances = relevance(scores, scale.quantiles) if judged else [None] * len(rows)
+        chances = (relevance(scores, scale.quantiles, cosines=_context(self.vectors, rows, vector),
+                             absent=scale.absent) if judged else [None] * len(rows))
         rows, scores = rows[: options.top_k], scores[: options.top_k]
         cosines = (self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
                    if plan.cosine and vector is not None else [None] * len(rows))
@@ -520,6 +521,14 @@ def _tail(text: str) -> str:
     tail = text[-TAIL_CHARS:]
     space = tail.find(" ")
     return tail[space + 1:] if len(text) > TAIL_CHARS and 0 <= space < len(tail) - 1 else tail
+
+
+def _context(vectors: np.ndarray, rows: np.ndarray, vector: np.ndarray | None
+             ) -> np.ndarray | None:
+    """The cosines (<= CONTEXT,) of a list's first CONTEXT rows with the question's `vector`."""
+    if vector is None:
+        return None
+    return vectors[rows[:CONTEXT]] @ np.asarray(vector, dtype=np.float32)
 
 
 def _reference(scale: Scale | None) -> tuple[float, ...]:

@@ -27,17 +27,22 @@ KINDS = (QUESTIONS, PAPERS)
 # Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like
 # questions with other papers (absent in indexes built before); artifacts/layout.py points here.
 PAIR_QUANTILES, QUESTION_QUANTILES = "pair_quantiles", "question_quantiles"
+# ... and of the best cosine a question about a topic the corpus lacks reaches (absent_quantiles;
+# absent in indexes built before issue 31's gate): ABSENT_BEST names them in both places.
+ABSENT_BEST = "absent_best_quantiles"
 
 @dataclass(frozen=True)
 class Scale:
     """What hits' cosines are compared with: the quantiles (at evenly spaced percentiles 0..100)
     of the random cosines named by `compared_with` (QUESTIONS or PAPERS). `labelled` is False
     when those are of another kind than the hits' (a question's against paper pairs): then a
-    hit gets its percentile but no word."""
+    hit gets its percentile but no word. `absent`: a question's, the best cosines absent-topic
+    questions reach in this corpus (ABSENT_BEST quantiles; () in an index built before)."""
 
     compared_with: str
     quantiles: tuple[float, ...]
     labelled: bool = True
+    absent: tuple[float, ...] = ()
 
     def percentile(self, score: float) -> float:
         """Share of the random cosines below `score`, 0-100."""
@@ -60,7 +65,7 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
         raise ValueError(f"unknown kind of score {kind!r}; expected one of {KINDS}")
     questions, pairs = extras.get(QUESTION_QUANTILES), extras.get(PAIR_QUANTILES)
     if kind == QUESTIONS and questions and len(questions) > 1:
-        return Scale(QUESTIONS, tuple(questions))
+        return Scale(QUESTIONS, tuple(questions), absent=tuple(extras.get(ABSENT_BEST) or ()))
     if pairs and len(pairs) > 1:
         return Scale(PAPERS, tuple(pairs), labelled=kind == PAPERS)
     return None
@@ -68,44 +73,86 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
 
 # -- how likely a question's hit is relevant ---------------------------------------------------
 # A question's hit is judged with the first CONTEXT hits of its list (fused scores, best first):
-# the chance that it is relevant, from a logistic model of three signals (relevance_features).
+# the chance that it is relevant, from a logistic model of four signals (relevance_features).
 # RELEVANCE_WEIGHTS (intercept, then one per feature) were fitted by
 # studies/strength_calibration.py on judged questions of three sets (seeds, paperlists-ml TLDRs
 # and titles, ACM-CR citation contexts), each also asked with its relevant papers removed (the
 # absent-topic questions), and checked held out there (studies/results/strength-calibration.md).
-# The signals are placed in each corpus's own question-paper cosines, which the build stores
-# per model; the weights are those of the default model.
+# The signals are placed in each corpus's own question-paper cosines and absent-topic best
+# cosines, which the build stores per model; the weights are those of the default model.
+# The gate: when the list's best cosine stays below what GATE% of the corpus's absent-topic
+# questions reach (ABSENT_BEST), no hit's chance exceeds GATED_CHANCE. GATE was chosen on the
+# seeds (the highest percentile, in steps of 5, that keeps 85% of the seed paraphrase targets
+# "strong" or "good") and checked on paperlists and ACM-CR.
+# An index built before ABSENT_BEST was stored has no fourth signal and no gate: its hits are
+# judged by THREE_SIGNAL_WEIGHTS, the model before (studies/results/strength-calibration.md).
 CONTEXT = 10
 TAIL_CAP = 3.0  # -log10(1 - percentile/100) at most: the quantiles' resolution is 0.1 point
-RELEVANCE_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
+RELEVANCE_WEIGHTS = (-9.97, 2.07, 7.755, -3.256, 4.476)
+THREE_SIGNAL_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
+GATE, GATED_CHANCE = 50, 0.1
 
 
-def relevance_features(scores: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+def relevance_features(scores: np.ndarray, quantiles: Sequence[float],
+                       cosines: np.ndarray | None = None,
+                       absent: Sequence[float] = ()) -> np.ndarray:
     """(m, 3) signals of each of one list's hits from its fused `scores` (m,), best first, and
     the corpus's question-paper `quantiles`: how far into the tail of random question-paper
     cosines its score is (-log10 of the share above it, at most TAIL_CAP), how far it stands
     above the list's CONTEXT-th score (the last, in a shorter list), and how far the list's
-    best stands above its second (a question-level signal: one paper stands out)."""
+    best stands above its second (a question-level signal: one paper stands out). Given the
+    hits' `cosines` (m,) and the corpus's `absent` quantiles (ABSENT_BEST): (m, 4), the fourth
+    how far the list's best cosine stands above the median of what absent-topic questions reach
+    (question-level)."""
     scores = np.asarray(scores, dtype=np.float64)
+    width = 4 if _gated(cosines, absent) else 3
     if not len(scores):
-        return np.zeros((0, 3))
+        return np.zeros((0, width))
     table = np.asarray(quantiles, dtype=np.float64)
     steps = max(1, len(table) - 1)
     share = np.minimum(np.searchsorted(table, scores, side="left"), steps) / steps
     tail = np.minimum(-np.log10(np.maximum(1.0 - share, 10.0 ** -TAIL_CAP)), TAIL_CAP)
     lead = scores[0] - scores[1] if len(scores) > 1 else 0.0
     floor = scores[min(CONTEXT, len(scores)) - 1]
-    return np.column_stack([tail, scores - floor, np.full(len(scores), lead)])
+    columns = [tail, scores - floor, np.full(len(scores), lead)]
+    if width == 4:
+        margin = _best(cosines) - absent_level(absent, 50)
+        columns.append(np.full(len(scores), margin))
+    return np.column_stack(columns)
 
 
 def relevance(scores: np.ndarray, quantiles: Sequence[float],
-              weights: Sequence[float] = RELEVANCE_WEIGHTS) -> np.ndarray:
+              weights: Sequence[float] | None = None, *, cosines: np.ndarray | None = None,
+              absent: Sequence[float] = (), gate: float = GATE) -> np.ndarray:
     """The chance (m,) that each hit of one list (fused `scores`, best first; the first CONTEXT
     of them at least, for the signals to mean what they were fitted on) is relevant: the
-    logistic model over relevance_features. Never rises down the list."""
-    features = relevance_features(scores, quantiles)
+    logistic model over relevance_features, then the gate (at most GATED_CHANCE when the best
+    of `cosines` stays below `gate`% of the `absent` quantiles). Without `cosines` and `absent`
+    (an index built before they were stored): THREE_SIGNAL_WEIGHTS, no gate. Never rises down
+    the list."""
+    features = relevance_features(scores, quantiles, cosines, absent)
+    gated = features.shape[1] == 4
+    if weights is None:
+        weights = RELEVANCE_WEIGHTS if gated else THREE_SIGNAL_WEIGHTS
     logit = weights[0] + features @ np.asarray(weights[1:], dtype=np.float64)
-    return 1.0 / (1.0 + np.exp(-logit))
+    chance = 1.0 / (1.0 + np.exp(-logit))
+    if gated and len(chance) and _best(cosines) < absent_level(absent, gate):
+        chance = np.minimum(chance, GATED_CHANCE)
+    return chance
+
+
+def absent_level(absent: Sequence[float], percent: float) -> float:
+    """The best cosine that `percent`% of the corpus's absent-topic questions stay below."""
+    return float(absent[round(percent / 100 * (len(absent) - 1))])
+
+
+def _gated(cosines: np.ndarray | None, absent: Sequence[float]) -> bool:
+    return cosines is not None and len(absent) > 1
+
+
+def _best(cosines: np.ndarray | None) -> float:
+    return float(np.max(np.asarray(cosines)[:CONTEXT])) if cosines is not None and len(
+        cosines) else -1.0
 
 
 # -- what hits are compared with, computed at build time --------------------------------------
@@ -113,6 +160,9 @@ PAIR_SAMPLES = 50_000  # enough for percentiles to +-0.5 point
 QUESTION_TEXTS = 1_000  # titles embedded as questions: about 8 s on the shared 2 cores
 POINTS = 1001  # percentiles 0, 0.1, ..., 100: the strength labels sit in the top few percent
 SEED = 0
+ABSENT_POINTS = 101  # percentiles 0, 1, ..., 100 of the absent-topic questions' best cosines
+VERSIONS = 0.95  # a paper's cosine with another version of itself (studies/strength_data.py)
+BLOCK = 64  # questions scored against the whole corpus at once
 
 Embed = Callable[[list[str]], np.ndarray]  # texts -> (n, d) unit rows, as questions are embedded
 
@@ -141,7 +191,7 @@ def question_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embe
     if count < 2:
         return []
     rng = np.random.default_rng(SEED)
-    chosen = np.sort(rng.choice(count, min(QUESTION_TEXTS, count), replace=False))
+    chosen = _chosen(count, rng)
     questions = embed([papers[row].title for row in chosen])  # (t, d)
     per_question = -(-PAIR_SAMPLES // len(chosen))
     if per_question >= count - 1:
@@ -153,6 +203,48 @@ def question_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embe
     return _quantiles(scores, points)
 
 
+def absent_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed,
+                     points: int = ABSENT_POINTS) -> list[float]:
+    """What a question about a topic this corpus lacks reaches: the best cosine of a title-like
+    question with any paper but its own and its versions (cosine with it above VERSIONS), at
+    `points` evenly spaced percentiles 0..100 -- self-supervised absent-topic questions, the
+    same titles question_quantiles draws (QUESTION_TEXTS, fixed seed), so a build embeds them
+    once (the embedder caches nothing: see question_references)."""
+    count = len(papers)
+    if count < 2:
+        return []
+    chosen = _chosen(count)
+    return best_absent(embed([papers[row].title for row in chosen]), chosen, vectors, points)
+
+
+def best_absent(questions: np.ndarray, chosen: np.ndarray, vectors: np.ndarray,
+                points: int = ABSENT_POINTS) -> list[float]:
+    """absent_quantiles from the embedded `questions` (t, d) of the papers at rows `chosen`
+    (t,) of `vectors` (n, d), in blocks of BLOCK questions (memory O(n * BLOCK))."""
+    best = np.empty(len(chosen), dtype=np.float64)
+    for start in range(0, len(chosen), BLOCK):
+        rows = chosen[start:start + BLOCK]
+        scores = vectors @ questions[start:start + BLOCK].T  # (n, b)
+        versions = vectors @ vectors[rows].T > VERSIONS  # (n, b): the paper and its versions
+        versions[rows, np.arange(len(rows))] = True
+        best[start:start + BLOCK] = np.where(versions, -np.inf, scores).max(axis=0)
+    return _quantiles(best[np.isfinite(best)], points) if np.isfinite(best).any() else []
+
+
+def question_references(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed
+                        ) -> dict[str, list[float]]:
+    """QUESTION_QUANTILES and ABSENT_BEST of a corpus, its drawn titles embedded once."""
+    embedded: dict[tuple[str, ...], np.ndarray] = {}
+
+    def once(texts: list[str]) -> np.ndarray:
+        if tuple(texts) not in embedded:
+            embedded[tuple(texts)] = embed(texts)
+        return embedded[tuple(texts)]
+
+    return {QUESTION_QUANTILES: question_quantiles(papers, vectors, once),
+            ABSENT_BEST: absent_quantiles(papers, vectors, once)}
+
+
 def kept_question_quantiles(previous: Sequence[float] | None, previous_count: int,
                             count: int, model_loaded: bool) -> list[float] | None:
     """The previous build's question quantiles when this build may keep them: nothing else
@@ -161,6 +253,12 @@ def kept_question_quantiles(previous: Sequence[float] | None, previous_count: in
     if not previous or model_loaded or count < 0.9 * previous_count:
         return None
     return list(previous)
+
+
+def _chosen(count: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    """The rows (t,) whose titles are asked as questions, drawn with the fixed SEED."""
+    rng = np.random.default_rng(SEED) if rng is None else rng
+    return np.sort(rng.choice(count, min(QUESTION_TEXTS, count), replace=False))
 
 
 def _quantiles(scores: np.ndarray, points: int) -> list[float]:
