@@ -77,3 +77,14 @@ def test_the_apps_badges_never_rise_down_the_page(seeds_index: Path, monkeypatch
         shown = [float(m) for m in re.findall(r":blue-badge\[score (-?\d+\.\d+)",
                                               " ".join(m.value for m in app.markdown))]
         assert len(shown) == 10 and _falls(shown), (question, shown)
+
+
+def test_the_caption_above_the_results_does_not_call_the_score_a_cosine(seeds_index: Path,
+                                                                        monkeypatch):
+    """The badges show the fused score (it passes 1 where a paper shares many of the question's
+    words); the caption once said the list was "by meaning (cos)", a number it does not show."""
+    app = run_app(seeds_index, monkeypatch)
+    ask(app, PARAPHRASES[0][0])
+    captions = " ".join(c.value for c in app.caption)
+    assert "papers, in the order of the score on their badges" in captions
+    assert "(cos)" not in captions

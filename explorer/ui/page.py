@@ -36,8 +36,7 @@ START = ("Ask in plain words, e.g. *which models can track group operations?*, o
          "this corpus:")
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
 NO_MATCH = "No paper matches the filters. Widen them in the sidebar."
-ASKED = ("{count} papers closest to your question, by meaning (cos) and the words they share; "
-         "highlighted: its best-matching sentences.")
+ASKED = wording.RESULTS_CAPTION  # the score is the fused one, not a cosine (explorer/wording.py)
 DERIVED = ":gray-badge[derived title] written from the abstract; the paper has none."
 MARK_HINT = ("Mark papers with :material/thumb_up: *More like this* or :material/thumb_down: "
              "*Less like this*; recommendations from the whole set appear here.")
