@@ -12,7 +12,7 @@ again on the stored labels, vectors read from the index, nothing embedded). Per 
   share of all other papers; `lift` the ratio of the two means (papers without keywords left out);
 - `keyword word in / out`: the same with any one of the name's words in any keyword;
 - `text in / out`: the share of the topic's papers whose title and abstract use the name's
-  phrase against the rest of the corpus (topics/phrases.py, as names are found);
+  phrase against the rest of the corpus (topics/stage_phrases.py, as names are found);
 - `area in / out` (slices with primary_area): an area's papers whose primary_area holds one of
   the name's words, against the other papers;
 - `central on topic`: areas whose most central paper's text or keywords use the area's name.
@@ -39,10 +39,10 @@ import numpy as np
 from explorer.artifacts.store import load_artifacts
 from explorer.corpus.words import STOP_WORDS
 from explorer.eval.evaluate import machine
-from explorer.features.topics import naming
-from explorer.features.topics import phrases as text_phrases
 from explorer.features.topics import stage as maps
 from explorer.features.topics import stage_names as names
+from explorer.features.topics import stage_naming as naming
+from explorer.features.topics import stage_phrases as text_phrases
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from explorer.artifacts.store import load_artifacts
-from explorer.features.topics.naming import (
+from explorer.features.topics.stage_names import topic_centres
+from explorer.features.topics.stage_naming import (
     MAX_NAME_WORDS,
     VAGUE_STARTS,
     choose,
@@ -22,7 +23,6 @@ from explorer.features.topics.naming import (
     second_phrase,
     unique,
 )
-from explorer.features.topics.stage_names import topic_centres
 from explorer.features.topics.table import AREA, TOPIC
 from explorer.query.engine import Explorer
 from tests.venue_fixtures import venue_index  # noqa: F401 (a fixture)

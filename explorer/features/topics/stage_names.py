@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.corpus.papers import Paper
-from explorer.features.topics.naming import choose, extensions, fragment, second_phrase, unique
-from explorer.features.topics.phrases import (
+from explorer.features.topics.stage_naming import choose, extensions, fragment, second_phrase, unique
+from explorer.features.topics.stage_phrases import (
     KEY_PHRASES,
     Counts,
     count,
@@ -97,7 +97,7 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
     phrases are counted on the rows `counted`. Returns {"topics": [{"id", "label", "terms",
     "size", "area", "neighbours"}], "areas": [{"id", "label", "terms", "size", "topics",
     "neighbours"}], "closeness": [n], "area_closeness": [n]}: each label a short phrase
-    (features/topics/naming.py: unique, no near-copies, no fragments), terms its key phrases."""
+    (features/topics/stage_naming.py: unique, no near-copies, no fragments), terms its key phrases."""
     ids = sorted(set(int(label) for label in labels))
     area_of = group_topics(vectors, labels, ids)
     docs = [paper_text(papers[row]) for row in counted]

@@ -1,4 +1,4 @@
-"""Names a reader can trust, chosen from the topics' weighed phrases (features/topics/phrases.py):
+"""Names a reader can trust, chosen from the topics' weighed phrases (features/topics/stage_phrases.py):
 no two topics or areas share a name, no name is a near-copy of another (one name plus a word:
 "Generative adversarial networks" and "Generative adversarial network training"), and no name
 is a fragment of a longer phrase ("Single image", "Future frames", "Strongly convex").
@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from explorer.corpus.words import STOP_WORDS
-from explorer.features.topics.phrases import MAX_NAME_WORDS, _stem
+from explorer.features.topics.stage_phrases import MAX_NAME_WORDS, _stem
 
 ROOT = 7  # letters of a word's root: "differential" and "differentially" are one word here
 # A phrase continued by one same word in this share of its uses is a fragment of that longer
