@@ -346,3 +346,16 @@ def test_cli_by_year_in_batch_mode(capsys, sample, years_index, tmp_path):  # no
         counts, _ = brute_counts(sample.search(question, SPREAD_DEPTH))
         assert {c["year"]: c["count"] for c in record["years"]["counts"]} == counts
         assert len(record["results"]) == 10
+
+
+def test_a_corpus_of_one_year_says_nothing_about_years(sample, monkeypatch):
+    """IJCAI 2023 alone: '2023: 85 papers (100% of these; the corpus 100%)' said nothing."""
+    from explorer.features.topics import ui as topics_ui
+
+    question = QUESTIONS[0]
+    assert ui_years.year_view(sample, Location(query=question), "search", question) is not None
+    one = YearSpread(((2023, len(sample.papers)),))
+    monkeypatch.setattr(ui_years, "corpus_spread", lambda explorer: one)
+    monkeypatch.setattr(topics_ui, "corpus_spread", lambda explorer: one)
+    assert ui_years.year_view(sample, Location(query=question), "search", question) is None
+    assert topics_ui.topic_years(sample, sample.topics("topic")[0].topic_id) is None

@@ -122,11 +122,14 @@ def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> 
 
 def topic_years(explorer: Explorer, topic_id: str) -> YearView | None:
     """The years of all the topic's papers against the corpus's, and whether it is more recent
-    (features/years/spread.py: the same measures as a ranking's); None when none has a year."""
+    (features/years/spread.py: the same measures as a ranking's); None when none has a year or
+    the corpus has one year only."""
     years = spread(explorer.topic_papers(topic_id), "papers of this topic")
     if not years.counts:
         return None
     reference = corpus_spread(explorer)
+    if len(reference.counts) < 2:  # one year in the whole corpus: the topic's line says it
+        return None
     return YearView(years, growth(years, reference), reference=reference)
 
 

@@ -71,13 +71,16 @@ def worth_a_chart(years: YearSpread) -> bool:
 
 def year_view(explorer: Explorer, location: Location, verb: str, *subject: Any) -> YearView | None:
     """The chart of `verb`'s ranking of `subject` at `location` (results.ranked's arguments);
-    None when no paper of it has a year (e.g. the seeds): then no chart is drawn."""
+    None when no paper of it has a year (e.g. the seeds) or the corpus has one year only: then
+    no chart is drawn and nothing said."""
     lifted = replace(location, year_min=None, year_max=None)
     hits = pool(explorer, lifted, verb, *subject)
     years = spread(hits, pool_basis(len(hits)))
     if not years.counts:
         return None
     reference = corpus_spread(explorer)
+    if len(reference.counts) < 2:  # one year in the whole corpus: nothing to say
+        return None
     return YearView(years, growth(years, reference), location.year_min, location.year_max,
                     reference)
 
