@@ -126,3 +126,20 @@ def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, ye
     page.locator(CHART).wait_for()
     shot(page, "years-05-neighbourhood-years")
     page.close()
+
+
+def test_the_axis_labels_whole_years_and_the_corpus_marks(browser, years_app):
+    """Issue 32: the years axis read "2017 2017 2018 2018" (Plotly's ticks between years,
+    printed as whole numbers); each label is one year now, and the corpus's share of each
+    year is drawn over the bars."""
+    page = open_page(browser, years_app)
+    box = page.get_by_placeholder("Ask a question")
+    box.fill(QUESTION)
+    box.press("Enter")
+    page.locator(f"{CHART} .xtick text").first.wait_for()
+    labels = page.locator(f"{CHART} .xtick text").all_inner_texts()
+    assert labels and all(re.fullmatch(r"(?:19|20)\d\d", label) for label in labels), labels
+    assert len(set(labels)) == len(labels) and labels == sorted(labels)
+    traces = page.evaluate(f"() => document.querySelector({CHART!r}).data.map(d => d.name)")
+    assert traces == ["these papers", "the corpus"]
+    page.close()

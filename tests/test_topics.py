@@ -134,7 +134,7 @@ def test_the_growth_line_counts_years():
     corpus_map = {"x": [0.0] * 5, "y": [0.0] * 5, "topic": [0] * 5, "closeness": [1.0] * 5,
                   "topics": [{"id": 0, "label": "a", "terms": ["a"], "size": 5}]}
     spread = TopicTable(corpus_map, papers).spread("1")
-    assert growth_line(spread) == "5 papers, 2019-2023, most in 2023 (2), 1 without a year"
+    assert growth_line(spread) == "5 papers, 2019-2023, 1 without a year"
     assert spread.counts == {2019: 1, 2021: 1, 2023: 2}
 
 

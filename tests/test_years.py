@@ -25,8 +25,10 @@ from explorer.features.years.spread import (
     corpus_spread,
     growth,
     ranked_with_spread,
+    shares_in_words,
     spread,
     year_of,
+    year_shares,
 )
 from explorer.query.engine import Explorer, Filters
 from explorer.ui.links import Location
@@ -125,6 +127,47 @@ def test_growth_against_the_corpus():
     assert own.verdict is None and own.reference_share is None and own.recent == 3
     with pytest.raises(ValueError, match="at least 1"):
         growth(corpus, corpus, recent=0)
+
+
+def test_the_axis_labels_whole_years_once_each():
+    """Plotly's own ticks on two years fall at 2017, 2017.5, 2018, 2018.5: "2017 2017 2018 2018"
+    with the old tickformat "d". Now the ticks are the years, every n-th beyond MAX_TICKS."""
+    for years in ([2017, 2018], [2017, 2018, 2019], list(range(1987, 2026))):
+        figure = ui_years.chart(YearSpread(tuple((y, 3) for y in years)))
+        axis = figure.layout.xaxis
+        assert axis.tickvals is not None and all(float(v).is_integer() for v in axis.tickvals)
+        assert list(axis.ticktext) == [str(int(v)) for v in axis.tickvals]
+        assert len(set(axis.ticktext)) == len(axis.ticktext) <= ui_years.MAX_TICKS
+        assert axis.tickvals[0] == years[0] and axis.tickvals[-1] <= years[-1]
+
+
+def test_each_year_is_a_share_against_the_corpus_s_share():
+    """ICLR 2018 had twice ICLR 2017's papers: a topic with twice as many 2018 papers follows
+    the corpus, no growth; one with three times as many leans to 2018."""
+    corpus = YearSpread(((2016, 100), (2017, 100), (2018, 200)))
+    same = YearSpread(((2016, 10), (2017, 10), (2018, 20)))
+    assert [round(s.ratio, 6) for s in year_shares(same, corpus)] == [1.0, 1.0, 1.0]
+    leaning = year_shares(YearSpread(((2016, 5), (2017, 5), (2018, 30))), corpus)
+    assert leaning[2].share == 0.75 and leaning[2].reference == 0.5 and leaning[2].ratio == 1.5
+    figure = ui_years.chart(same, reference=corpus)
+    assert [round(v, 6) for v in figure.data[0].y] == [25.0, 25.0, 50.0]
+    assert [round(v, 6) for v in figure.data[1].y] == [25.0, 25.0, 50.0]  # the corpus's marks
+    assert list(figure.data[0].customdata) == [2016, 2017, 2018]  # a click still names a year
+    assert shares_in_words(YearSpread(((2017, 10), (2018, 20))), YearSpread(
+        ((2017, 100), (2018, 200)))) == ("2017: 10 papers (33% of these; the corpus 33%) · "
+                                         "2018: 20 papers (67% of these; the corpus 67%).")
+    assert shares_in_words(YearSpread(), corpus) == "None of these papers has a year."
+
+
+def test_two_years_or_fewer_are_said_in_words_not_drawn():
+    two = ui_years.YearView(YearSpread(((2017, 4), (2018, 6)), 1, "top 11 papers"), None,
+                            reference=YearSpread(((2017, 50), (2018, 50))))
+    assert not two.charted
+    said = ui_years.caption(two)
+    assert "2017: 4 papers (40% of these; the corpus 50%)" in said
+    assert ui_years.HINT not in said and ui_years.BARS not in said
+    three = replace(two, years=YearSpread(((2016, 1), (2017, 4), (2018, 6))))
+    assert three.charted and ui_years.BARS in ui_years.caption(three)
 
 
 def test_many_threads_get_the_same_spreads(sample):
@@ -243,14 +286,14 @@ def test_a_topic_page_shows_its_papers_years_and_whether_it_is_recent(years_inde
     found = topic_years(sample, topic.topic_id)
     assert found is not None
     counts, _ = brute_counts(SimpleNamespace(paper=p) for p in papers if p.year in range(1000, 2101))
-    assert dict(found[0].counts) == counts
-    trend = found[1]
+    assert dict(found.years.counts) == counts
+    trend = found.trend
     assert trend is not None and trend.dated == sum(counts.values())
     recent = sum(n for year, n in counts.items() if trend.first <= year <= trend.last)
     assert trend.recent == recent
     app = run_app(years_index, monkeypatch, {"view": "topic", "topic": topic.topic_id})
     assert not app.exception and len(app.get("plotly_chart")) == 1
-    assert trend.sentence() in [c.value for c in app.caption]
+    assert any(trend.sentence() in c.value and ui_years.BARS in c.value for c in app.caption)
 
 
 # -- the CLI ----------------------------------------------------------------------------------
@@ -303,3 +346,16 @@ def test_cli_by_year_in_batch_mode(capsys, sample, years_index, tmp_path):  # no
         counts, _ = brute_counts(sample.search(question, SPREAD_DEPTH))
         assert {c["year"]: c["count"] for c in record["years"]["counts"]} == counts
         assert len(record["results"]) == 10
+
+
+def test_a_corpus_of_one_year_says_nothing_about_years(sample, monkeypatch):
+    """IJCAI 2023 alone: '2023: 85 papers (100% of these; the corpus 100%)' said nothing."""
+    from explorer.features.topics import ui as topics_ui
+
+    question = QUESTIONS[0]
+    assert ui_years.year_view(sample, Location(query=question), "search", question) is not None
+    one = YearSpread(((2023, len(sample.papers)),))
+    monkeypatch.setattr(ui_years, "corpus_spread", lambda explorer: one)
+    monkeypatch.setattr(topics_ui, "corpus_spread", lambda explorer: one)
+    assert ui_years.year_view(sample, Location(query=question), "search", question) is None
+    assert topics_ui.topic_years(sample, sample.topics("topic")[0].topic_id) is None

@@ -66,7 +66,8 @@ def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location
         st.markdown("## :material/library_books: Paper Explorer")
         for name, label, icon in ((p.name, p.label, p.icon) for p in PAGES if p.label):
             button(label.format(marked=len(location.like) + len(location.unlike)),
-                   replace(location, page=name), key=f"nav-{name}", icon=icon, width="stretch",
+                   replace(location, page=name, topic=None), key=f"nav-{name}", icon=icon,
+                   width="stretch",
                    type="primary" if location.page == name else "secondary")
         location = filters_ui(facets, location, explorer.authors(AUTHOR_SUGGESTIONS))
         with st.popover("Share this view", icon=":material/link:", width="stretch"):

@@ -55,10 +55,11 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     shown = topics.topic_page(explorer, topic_id)
     st.markdown(topics.heading_markdown(shown.topic))
     st.caption(escape_markdown(shown.report["growth"]))
-    if found := topics.topic_years(explorer, topic_id):
-        st.plotly_chart(years.chart(found[0]), key="topic-years", config=years.CONFIG)
-        if found[1] is not None:
-            st.caption(found[1].sentence())
+    if view := topics.topic_years(explorer, topic_id):
+        if view.charted:  # two years or fewer: in words only
+            st.plotly_chart(years.chart(view.years, reference=view.reference), key="topic-years",
+                            config=years.CONFIG)
+        st.caption(years.caption(view, clickable=False))
     st.markdown(topics.phrases_markdown(shown.topic))
     for label, related in shown.related.items():
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -75,17 +76,21 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
 
 
 def topics_list_ui(location: Location, table, hint: str) -> None:
+    """Every area (its name, size and key phrases) with its finer topics, two areas a row."""
     st.markdown("### Topics")
     st.caption(topics.LIST_INTRO if table.has_areas else topics.ONE_LEVEL.format(command=hint))
-    for topic in table.topics():
-        if topic.parent is not None:
-            continue
-        button(topics.size_label(topic), replace(location, topic=topic.topic_id),
-               key=f"topics-{topic.topic_id}", type="secondary")
-        with st.container(horizontal=True, gap="small"):
-            for child in map(table.topic, topic.children):
-                button(topics.size_label(child), replace(location, topic=child.topic_id),
-                       key=f"topics-{child.topic_id}", type="tertiary")
+    tops = [topic for topic in table.topics() if topic.parent is None]
+    for start in range(0, len(tops), 2):
+        for column, topic in zip(st.columns(2), tops[start:start + 2]):
+            with column.container(border=True, key=f"area-box-{topic.topic_id}"):
+                button(topics.size_label(topic), replace(location, topic=topic.topic_id),
+                       key=f"topics-{topic.topic_id}", type="secondary")
+                if topic.phrases:
+                    st.caption(topics.phrases_line(topic))
+                with st.container(horizontal=True, gap="small"):
+                    for child in map(table.topic, topic.children):
+                        button(topics.size_label(child), replace(location, topic=child.topic_id),
+                               key=f"topics-{child.topic_id}", type="tertiary")
 
 
 MAP_PAGE = Page(MAP, map_ui, "Corpus map", ":material/scatter_plot:")

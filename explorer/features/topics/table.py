@@ -67,6 +67,7 @@ class TopicTable:
         self._rows: dict[str, np.ndarray] = {}
         self.paper_topic: list[str | None] = [None] * len(papers)
         self._closeness = np.zeros(len(papers))
+        self._area_closeness = self._closeness
         if corpus_map:
             self._read(corpus_map)
 
@@ -98,10 +99,10 @@ class TopicTable:
         rows = self.rows(topic_id)
         return [self._papers[row] for row in (rows if top_k is None else rows[:top_k])]
 
-    def closeness(self, paper_row: int) -> float:
-        """The cosine of the paper in `paper_row` to its topic's centre (0.0 in an index built
-        before it was stored)."""
-        return float(self._closeness[paper_row])
+    def closeness(self, paper_row: int, level: str = TOPIC) -> float:
+        """The cosine of the paper in `paper_row` to its topic's centre, or with `level` AREA
+        its area's (its topic's in an index built before that was stored; 0.0 before either)."""
+        return float((self._area_closeness if level == AREA else self._closeness)[paper_row])
 
     def report(self, topic_id: str, top_k: int = 20) -> dict[str, Any]:
         """What the topic page and `explorer topic --json` show: the topic, its years (and
@@ -111,7 +112,8 @@ class TopicTable:
         related = [t for t in (topic.parent, *topic.neighbours, *topic.children) if t]
         papers = [{"rank": rank, "paper_id": self._papers[row].paper_id,
                    "title": self._papers[row].title, "year": self._papers[row].year,
-                   "venue": self._papers[row].venue, "closeness": round(self.closeness(row), 4)}
+                   "venue": self._papers[row].venue,
+                   "closeness": round(self.closeness(row, topic.level), 4)}
                   for rank, row in enumerate(self.rows(topic.topic_id)[:top_k], start=1)]
         return {**topic.to_dict(), "growth": growth_line(spread),
                 "years": {str(year): n for year, n in (spread.counts or {}).items()},
@@ -132,12 +134,14 @@ class TopicTable:
     def _read(self, corpus_map: Mapping[str, Any]) -> None:
         labels = np.asarray(corpus_map["topic"], dtype=np.int64)
         close = np.asarray(corpus_map.get("closeness") or np.zeros(len(labels)), dtype=np.float64)
-        self._closeness = close
+        self._closeness = self._area_closeness = close
+        if corpus_map.get("area_closeness"):  # builds since areas were ordered by their own centre
+            self._area_closeness = np.asarray(corpus_map["area_closeness"], dtype=np.float64)
         fine = {int(t["id"]): t for t in corpus_map["topics"]}
         areas = corpus_map.get("areas") or []
         key = _keys(fine, areas)
         for area in areas:
-            self._add_area(area, key, labels, close)
+            self._add_area(area, key, labels, self._area_closeness)
             for topic_number in area["topics"]:
                 self._add_fine(fine[int(topic_number)], key, labels, close, f"{area['id'] + 1}")
         if not areas:
@@ -178,11 +182,13 @@ def _keys(fine: Mapping[int, Mapping[str, Any]], areas: Sequence[Mapping[str, An
 
 
 def growth_line(spread: Spread) -> str:
-    """"42 papers, 2019-2024, most in 2023 (12)"; without years, just the count."""
+    """"42 papers, 2019-2024"; without years, just the count. No peak year: a topic's most
+    papers fall in the corpus's biggest year (its year against the corpus's is the years
+    section's, features/years/ui.py)."""
     count = f"{spread.papers:,} paper{'s' if spread.papers != 1 else ''}"
     if not spread.dated:
         return count
     span = f"{spread.first}" if spread.first == spread.last else f"{spread.first}-{spread.last}"
     missing = spread.papers - spread.dated
     undated = f", {missing:,} without a year" if missing else ""
-    return f"{count}, {span}, most in {spread.peak} ({spread.peak_count:,}){undated}"
+    return f"{count}, {span}{undated}"

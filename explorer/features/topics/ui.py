@@ -18,7 +18,8 @@ import plotly.graph_objects as go
 from explorer.errors import UnknownTopicError
 from explorer.features.topics.table import AREA, Topic, TopicTable
 from explorer.features.topics.ui_map import map_figure
-from explorer.features.years.spread import Growth, YearSpread, corpus_spread, growth, spread
+from explorer.features.years.spread import corpus_spread, growth, spread
+from explorer.features.years.ui import YearView
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.ui.links import Location
@@ -88,6 +89,13 @@ def phrases_markdown(topic: Topic) -> str:
     return " ".join(f":gray-badge[{escape_markdown(p)}]" for p in cleaned)
 
 
+def phrases_line(topic: Topic, count: int = 5) -> str:
+    """A caption of the topic's first `count` key phrases its name does not say, inert
+    Markdown."""
+    said = [p for p in topic.phrases if p.lower() not in topic.name.lower()]
+    return escape_markdown(" · ".join(plain(p, 40) for p in said[:count]))
+
+
 @dataclass(frozen=True)
 class TopicPage:
     """What a topic page shows: the topic, the report (features/topics/table.py TopicTable.report),
@@ -112,13 +120,17 @@ def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> 
     return TopicPage(topic, report, related, hits)
 
 
-def topic_years(explorer: Explorer, topic_id: str) -> tuple[YearSpread, Growth | None] | None:
-    """The years of all the topic's papers and whether it is more recent than the corpus
-    (features/years/spread.py: the same measure as a ranking's); None when none of them has a year."""
+def topic_years(explorer: Explorer, topic_id: str) -> YearView | None:
+    """The years of all the topic's papers against the corpus's, and whether it is more recent
+    (features/years/spread.py: the same measures as a ranking's); None when none has a year or
+    the corpus has one year only."""
     years = spread(explorer.topic_papers(topic_id), "papers of this topic")
     if not years.counts:
         return None
-    return years, growth(years, corpus_spread(explorer))
+    reference = corpus_spread(explorer)
+    if len(reference.counts) < 2:  # one year in the whole corpus: the topic's line says it
+        return None
+    return YearView(years, growth(years, reference), reference=reference)
 
 
 def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | None

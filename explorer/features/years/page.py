@@ -26,7 +26,8 @@ def on_year_click(key: str, view: years.YearView, facets: dict) -> None:
 
 def years_ui(slot, explorer: Explorer, location: Location, verb: str, *subject) -> None:
     """The years chart of a ranking, in `slot` (st.empty(); left empty when its papers have no
-    years); a click on a bar shows that year only, through the sidebar's year slider.
+    years; in words when they have two years or fewer); a click on a bar shows that year only,
+    through the sidebar's year slider.
 
     The slot sits above the cards, and the chart is drawn after them: the browser's first
     Plotly chart (loading its script) held the cards back by about a second on two cores."""
@@ -35,9 +36,10 @@ def years_ui(slot, explorer: Explorer, location: Location, verb: str, *subject) 
         return
     facets, key = public.public_facets(explorer), f"years-{st.session_state.get('map_version', 0)}"
     with slot.container(key="years-chart"):
-        st.plotly_chart(years.chart(view.years, view.year_min, view.year_max), key=key,
-                        selection_mode="points", config=years.CONFIG,
-                        on_select=reported(lambda: on_year_click(key, view, facets)))
+        if view.charted:  # two years or fewer: the caption says them in words
+            st.plotly_chart(years.chart(view.years, view.year_min, view.year_max, view.reference),
+                            key=key, selection_mode="points", config=years.CONFIG,
+                            on_select=reported(lambda: on_year_click(key, view, facets)))
         with st.container(horizontal=True, vertical_alignment="center"):
             st.caption(years.caption(view))
             if view.filtered:

@@ -159,6 +159,46 @@ def _verdict(recent: int, dated: int, share: float) -> str | None:
         else LIKE_CORPUS
 
 
+@dataclass(frozen=True)
+class YearShare:
+    """One year of a set of papers against the corpus: its `count` of papers, their `share` of
+    the set's dated papers, and `reference` the corpus's share of its dated papers in that year
+    (None: no corpus years); `ratio` share / reference ("1.2x": the set leans to that year)."""
+
+    year: int
+    count: int
+    share: float
+    reference: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        return self.share / self.reference if self.reference else None
+
+
+def year_shares(papers: YearSpread, reference: YearSpread | None) -> list[YearShare]:
+    """Each year of `papers` with its share of them and the corpus's share of that year: a
+    bigger conference year is then no "growth" (ICLR 2018 had twice ICLR 2017's papers)."""
+    dated = papers.dated
+    total = reference.dated if reference is not None else 0
+    return [YearShare(year, count, count / dated,
+                      reference.count(year) / total if total else None)
+            for year, count in papers.counts]
+
+
+def shares_in_words(papers: YearSpread, reference: YearSpread | None) -> str:
+    """The years of `papers` as a sentence, for when a chart would say nothing (two years or
+    fewer): "2017: 40 papers (36% of these; the corpus 33%) · 2018: 70 papers (64%; the corpus
+    67%)."; "None of these papers has a year." without years."""
+    if not papers.counts:
+        return "None of these papers has a year."
+    parts = []
+    for item in year_shares(papers, reference):
+        against = "" if item.reference is None else f"; the corpus {item.reference:.0%}"
+        parts.append(f"{item.year}: {item.count:,} paper{'s' if item.count != 1 else ''} "
+                     f"({item.share:.0%} of these{against})")
+    return " · ".join(parts) + "."
+
+
 def pool_basis(count: int, depth: int = SPREAD_DEPTH) -> str:
     """What a ranking's spread counts, for its caption."""
     if count < depth:

@@ -22,8 +22,10 @@ from explorer.features.years.spread import (
     corpus_spread,
     growth,
     pool_basis,
+    shares_in_words,
     spread,
     year_of,
+    year_shares,
 )
 from explorer.query.engine import Explorer
 from explorer.ui.links import Location
@@ -34,6 +36,11 @@ SHOWN, HIDDEN = "#4C78A8", "#C8D2DE"  # bars of years the filter shows / leaves 
 CONFIG = {"displayModeBar": False, "displaylogo": False, "scrollZoom": False}
 HEIGHT = 170
 HINT = "Click a bar to show that year only."
+MIN_CHART_YEARS = 3  # fewer years than this: the years in words, no chart
+MAX_TICKS = 12  # year labels on the axis, at most (every n-th year beyond)
+BARS = ("Bars: each year's share of these papers; dark marks: the corpus's share of that year "
+        "(a bar above its mark: that year counts more here than in the corpus).")
+CORPUS = "#333333"  # the corpus's share of each year, drawn over the bars
 
 
 @dataclass(frozen=True)
@@ -45,51 +52,95 @@ class YearView:
     trend: Growth | None
     year_min: int | None = None
     year_max: int | None = None
+    reference: YearSpread | None = None  # the corpus's years, the chart's comparison
 
     @property
     def filtered(self) -> bool:
         return self.year_min is not None or self.year_max is not None
 
+    @property
+    def charted(self) -> bool:
+        """Whether a chart says more than words: MIN_CHART_YEARS years or more."""
+        return worth_a_chart(self.years)
+
+
+def worth_a_chart(years: YearSpread) -> bool:
+    """A chart of two years or fewer says nothing a sentence does not (shares_in_words)."""
+    return len(years.counts) >= MIN_CHART_YEARS
+
 
 def year_view(explorer: Explorer, location: Location, verb: str, *subject: Any) -> YearView | None:
     """The chart of `verb`'s ranking of `subject` at `location` (results.ranked's arguments);
-    None when no paper of it has a year (e.g. the seeds): then no chart is drawn."""
+    None when no paper of it has a year (e.g. the seeds) or the corpus has one year only: then
+    no chart is drawn and nothing said."""
     lifted = replace(location, year_min=None, year_max=None)
     hits = pool(explorer, lifted, verb, *subject)
     years = spread(hits, pool_basis(len(hits)))
     if not years.counts:
         return None
-    return YearView(years, growth(years, corpus_spread(explorer)), location.year_min,
-                    location.year_max)
+    reference = corpus_spread(explorer)
+    if len(reference.counts) < 2:  # one year in the whole corpus: nothing to say
+        return None
+    return YearView(years, growth(years, reference), location.year_min, location.year_max,
+                    reference)
 
 
-def chart(years: YearSpread, year_min: int | None = None, year_max: int | None = None
-          ) -> go.Figure:
-    """A bar per year with papers in `years` (customdata: the year); bars outside
-    `year_min`..`year_max` (None: open) muted. Also for any set of papers: chart(spread(papers))."""
+def chart(years: YearSpread, year_min: int | None = None, year_max: int | None = None,
+          reference: YearSpread | None = None) -> go.Figure:
+    """A bar per year with papers in `years`: its share of their dated papers (customdata: the
+    year), and with `reference` (the corpus's years) the corpus's share of each year as a dark
+    mark over it, so a bigger conference year is no growth; bars outside `year_min`..`year_max`
+    (None: open) muted. The axis labels whole years only. Also for any set of papers:
+    chart(spread(papers), reference=corpus_spread(explorer))."""
     low, high = year_min or -1, year_max or 10**6
-    colours = [SHOWN if low <= year <= high else HIDDEN for year in years.years]
+    shares = year_shares(years, reference)
+    colours = [SHOWN if low <= item.year <= high else HIDDEN for item in shares]
+    said = [f"{item.year}: {item.count:,} papers, {item.share:.0%} of these"
+            + ("" if item.reference is None else f"; the corpus: {item.reference:.0%}")
+            for item in shares]
     figure = go.Figure(go.Bar(
-        x=list(years.years), y=[count for _, count in years.counts], customdata=list(years.years),
-        marker={"color": colours}, hovertemplate="%{x}: %{y} papers<extra></extra>",
-        selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 1}}))
+        x=list(years.years), y=[100 * item.share for item in shares],
+        customdata=list(years.years), hovertext=said, hoverinfo="text", name="these papers",
+        marker={"color": colours}, selected={"marker": {"opacity": 1}},
+        unselected={"marker": {"opacity": 1}}))
+    if reference is not None and reference.dated:
+        figure.add_trace(go.Scatter(
+            x=list(years.years), y=[100 * (item.reference or 0) for item in shares],
+            customdata=list(years.years), mode="markers", name="the corpus",
+            marker={"symbol": "line-ew-open", "size": 26, "color": CORPUS,
+                    "line": {"width": 3, "color": CORPUS}},
+            hovertext=said, hoverinfo="text"))
     figure.update_layout(
         height=HEIGHT, margin={"l": 0, "r": 0, "t": 4, "b": 0}, bargap=0.15,
-        xaxis={"tickformat": "d", "fixedrange": True, "showgrid": False},
-        yaxis={"fixedrange": True, "title": None}, dragmode=False, showlegend=False,
-        clickmode="event+select", hovermode="closest")
+        xaxis={"fixedrange": True, "showgrid": False, **year_ticks(years.years)},
+        yaxis={"fixedrange": True, "title": None, "ticksuffix": "%"}, dragmode=False,
+        showlegend=False, clickmode="event+select", hovermode="closest")
     return figure
 
 
-def caption(view: YearView) -> str:
-    """The chart's caption: what it counts, the papers without a year, the recent share,
-    which years the results show."""
+def year_ticks(years: Sequence[int]) -> dict[str, Any]:
+    """The x axis's ticks: whole years only, every n-th one when there are more than MAX_TICKS
+    (Plotly's own ticks fall between years, "2017 2017 2018 2018" with tickformat "d")."""
+    if not years:
+        return {}
+    step = max(1, -(-(years[-1] - years[0] + 1) // MAX_TICKS))
+    shown = list(range(years[0], years[-1] + 1, step))
+    return {"tickmode": "array", "tickvals": shown, "ticktext": [str(y) for y in shown],
+            "range": [years[0] - 0.6, years[-1] + 0.6]}
+
+
+def caption(view: YearView, clickable: bool = True) -> str:
+    """The chart's caption (or, with two years or fewer, what stands in for it): what it
+    counts, the papers without a year, each year's share against the corpus's (in words when
+    no chart is drawn), the recent share, which years the results show."""
     parts = [f"Years of the {view.years.basis}"
              + (f" ({view.years.undated} without a year)." if view.years.undated else ".")]
+    parts.append(BARS if view.charted else shares_in_words(view.years, view.reference))
     if view.trend is not None:
         parts.append(view.trend.sentence())
-    parts.append(shown_years(view) if view.filtered else HINT)
-    return " ".join(parts)
+    parts.append(shown_years(view) if view.filtered else HINT if view.charted and clickable
+                 else "")
+    return " ".join(p for p in parts if p)
 
 
 def shown_years(view: YearView) -> str:
