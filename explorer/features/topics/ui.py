@@ -131,7 +131,7 @@ def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | N
     x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
     if topic_id is None:
         areas = table.topics(AREA)
-        shown = [_label(t, table, x, y, 16) for t in areas or table.topics()]
+        shown = [_label(t, table, x, y, 17) for t in areas or table.topics()]
         if areas:
             shown += [_label(t, table, x, y, 12) for t in table.topics("topic")]
         return [label for label in shown if label is not None], None

@@ -139,21 +139,23 @@ def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
 
 def label_layers(labels: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Text layers that never overlap: one collision group, so at every zoom deck.gl draws the
-    labels of higher priority (areas before topics, larger before smaller) and hides those
+    labels of higher priority (areas before topics, larger before smaller; deck.gl's
+    priorities run from -1000 to 1000) and hides those
     that would touch them; topics test as if twice their size, so they appear as the reader
     zooms in and room opens between the areas' names."""
     layers = []
-    for level, scale in (("area", 1.0), ("topic", 2.0)):
+    for level, scale, base in (("area", 1.0, 500), ("topic", 2.0, -500)):
         rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
-                 "r": (1000 if level == "area" else 0) + min(int(lab.get("priority", 0)), 999)}
+                 "r": base + min(int(lab.get("priority", 0)) // 10, 499)}
                 for lab in labels if lab["level"] == level]
         if rows:
             layers.append({
                 "@@type": "TextLayer", "id": f"{level}-labels", "data": rows,
                 "getPosition": "@@=p", "getText": "@@=t", "getSize": "@@=s",
-                "getColor": [30, 30, 30, 255], "fontFamily": "sans-serif",
-                "fontWeight": "bold" if level == "area" else "normal", "characterSet": "auto",
-                "background": True, "getBackgroundColor": [255, 255, 255, 215],
+                "getColor": [15, 15, 15, 255] if level == "area" else [55, 55, 55, 255],
+                "fontFamily": "sans-serif", "fontWeight": 700 if level == "area" else 400,
+                "characterSet": "auto", "background": True,
+                "getBackgroundColor": [255, 255, 255, 230 if level == "area" else 190],
                 "backgroundPadding": [4, 2], "collisionEnabled": True,
                 "collisionGroup": "labels", "getCollisionPriority": "@@=r",
                 "collisionTestProps": {"sizeScale": scale},
