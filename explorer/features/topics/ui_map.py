@@ -138,29 +138,23 @@ def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
 
 
 def label_layers(labels: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Text layers that never overlap: one collision group, so at every zoom deck.gl draws the
-    labels of higher priority (areas before topics, larger before smaller; deck.gl's
-    priorities run from -1000 to 1000) and hides those
-    that would touch them; topics test as if twice their size, so they appear as the reader
-    zooms in and room opens between the areas' names."""
-    layers = []
-    for level, scale, base in (("area", 1.0, 500), ("topic", 2.0, -500)):
-        rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
-                 "r": base + min(int(lab.get("priority", 0)) // 10, 499)}
-                for lab in labels if lab["level"] == level]
-        if rows:
-            layers.append({
-                "@@type": "TextLayer", "id": f"{level}-labels", "data": rows,
-                "getPosition": "@@=p", "getText": "@@=t", "getSize": "@@=s",
-                "getColor": [15, 15, 15, 255] if level == "area" else [55, 55, 55, 255],
-                "fontFamily": "sans-serif", "fontWeight": 700 if level == "area" else 400,
-                "characterSet": "auto", "background": True,
-                "getBackgroundColor": [255, 255, 255, 230 if level == "area" else 190],
-                "backgroundPadding": [4, 2], "collisionEnabled": True,
-                "collisionGroup": "labels", "getCollisionPriority": "@@=r",
-                "collisionTestProps": {"sizeScale": scale},
-                "extensions": [{"@@type": "CollisionFilterExtension"}], "pickable": False})
-    return layers
+    """One text layer that never overlaps itself: deck.gl's collision filter draws the labels of
+    higher priority (areas before topics, larger before smaller; priorities run from -1000 to
+    1000) and hides those that would touch them, at every zoom; topics test as if twice their
+    size, so they appear as the reader zooms in and room opens between the areas' names."""
+    rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
+             "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255],
+             "r": (500 if lab["level"] == "area" else -500)
+             + min(int(lab.get("priority", 0)) // 10, 499)} for lab in labels]
+    if not rows:
+        return []
+    return [{"@@type": "TextLayer", "id": "labels", "data": rows, "getPosition": "@@=p",
+             "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c",
+             "fontFamily": "sans-serif", "fontWeight": 600, "characterSet": "auto",
+             "background": True, "getBackgroundColor": [255, 255, 255, 215],
+             "backgroundPadding": [4, 2], "collisionEnabled": True,
+             "getCollisionPriority": "@@=r", "collisionTestProps": {"sizeScale": 2},
+             "extensions": [{"@@type": "CollisionFilterExtension"}], "pickable": False}]
 
 
 def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
