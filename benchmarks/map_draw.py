@@ -137,6 +137,7 @@ def run(argv: list[str]) -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 900})
         page = context.new_page()
+        page.set_default_timeout(600_000)  # a loaded machine: Plotly at 92k takes long
         page.goto(url)  # the server loads the data once; the bundle gets cached
         page.wait_for_selector("[data-testid='stDeckGlJsonChart'] canvas", timeout=600_000)
         for _ in range(args.runs):
