@@ -1,7 +1,7 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
 NAME is one of: embed, query, build, wholebuild, coldstart, large, ndcg, app, ray, load, bib,
-years, profile, concurrent, explain, blas, targets, collections, abuse. Each prints a markdown
+years, profile, concurrent, explain, blas, targets, collections, abuse, mapdraw. Each prints a markdown
 table (the product's path beside a plain baseline measured in the same run, with the ratio)
 and writes it to benchmarks/results/NAME.md and NAME.json. See benchmarks/README.md.
 """
@@ -20,7 +20,7 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent",
               "explain": "benchmarks.explain", "blas": "benchmarks.blas",
               "targets": "benchmarks.targets", "collections": "benchmarks.collections",
-              "abuse": "benchmarks.abuse"}
+              "abuse": "benchmarks.abuse", "mapdraw": "benchmarks.map_draw"}
 
 
 def main(argv: list[str]) -> int:

@@ -136,7 +136,7 @@ def test_a_deep_link_reopens_the_same_view(seeds_index, seeds_explorer, monkeypa
 def test_a_map_link_and_a_marked_link_open_their_pages(seeds_index, monkeypatch):
     app = run_app(seeds_index, monkeypatch, {"view": "map", "paper": EXPECTED})
     assert app.session_state["location"].page == "map"
-    assert app.get("plotly_chart"), "the map page draws a Plotly chart"
+    assert app.get("deck_gl_json_chart"), "the map page draws a deck.gl chart"
     app = run_app(seeds_index, monkeypatch, {"view": "marked"})
     assert app.session_state["location"].page == "marked"
     assert any("Mark papers" in info.value for info in app.info)

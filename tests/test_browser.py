@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from explorer.features.topics.ui import corpus_chart, map_zoom
+from explorer.ui.links import Location
 from tests.app_fixtures import SCREENSHOTS, XSS_ID, streamlit_server
+from tests.test_browser_map import DECK, pixel
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -49,7 +52,7 @@ def heading(page, text: str):
     return page.get_by_role("heading", name=re.compile(re.escape(text)))
 
 
-def test_ask_walk_step_back_reload_and_map(browser, seeds_app):  # noqa: PLR0915 - one walk
+def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer):  # noqa: PLR0915
     page = open_page(browser, seeds_app)
     box = page.get_by_placeholder("Ask a question")
     box.fill(QUESTION)
@@ -90,17 +93,17 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app):  # noqa: PLR0915
     again.close()
 
     page.get_by_role("button", name="Corpus map").click()
-    chart = page.locator(".js-plotly-plot")
-    chart.wait_for()
-    page.get_by_text("open paper").first.wait_for()  # the legend of the highlighted paper
+    page.locator(f"{DECK} canvas").first.wait_for()
     shot(page, "06-map")
-    # Plotly's drag layer sits over the points: move and click the mouse where a point is drawn.
-    box = page.locator(".scatterlayer .trace").first.locator("path.point").first.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.mouse.move(x, y)
-    page.locator(".hovertext").first.wait_for()
+    # deck.gl draws on a canvas: point the mouse where the map's first view puts the open paper
+    # (the view is the whole map's whatever the focus, so a plain map's spec places it).
+    spec = json.loads(corpus_chart(seeds_explorer, Location(page="map")).to_json())
+    row = next(n for n, p in enumerate(seeds_explorer.papers) if p.title.startswith(EXPECTED_TITLE))
+    at = (seeds_explorer.corpus_map["x"][row], seeds_explorer.corpus_map["y"][row])
+    page.mouse.move(*pixel(page, 0, spec, *at))
+    page.locator(".deck-tooltip").filter(has_text=EXPECTED_TITLE).wait_for()
     shot(page, "07-map-hover")
-    page.mouse.click(x, y)
+    page.mouse.click(*pixel(page, 0, spec, *at))
     page.get_by_role("heading", name="Similar papers").wait_for()
     shot(page, "08-map-click-opened-paper")
     page.close()
@@ -226,29 +229,25 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     page.get_by_text(f"Topic {fine.topic_id}").wait_for()
     shot(page, "36-topic-fine")
     page.get_by_role("button", name="Show on the map").click()
-    page.locator(".js-plotly-plot").wait_for()
-    labels = page.locator(".annotation-text")
-    labels.first.wait_for()
-    shown = _texts(page, ".annotation-text")
+    page.locator(f"{DECK} canvas").first.wait_for()
+    page.wait_for_function(f"document.location.search.includes('topic={fine.topic_id}')")
+    # The names are canvas text (deck.gl's TextLayer): what the chart holds is map_zoom's.
+    table, corpus_map = seeds_explorer.topic_table, seeds_explorer.corpus_map
+    shown = [label["text"] for label in map_zoom(corpus_map, table, fine.topic_id)[0]]
     assert fine.name in shown and area.name not in shown  # zoomed in: finer names
     shot(page, "37-map-zoomed-to-a-topic")
     whole = open_page(browser, f"{seeds_app}/?view=map")
-    whole.locator(".annotation-text").first.wait_for()
-    assert sorted(_texts(whole, ".annotation-text")) == sorted(
-        a.name for a in areas)  # zoomed out: the broad areas' names
+    whole.locator(f"{DECK} canvas").first.wait_for()
+    broad = [label["text"] for label in map_zoom(corpus_map, table, None)[0]
+             if label["level"] == "area"]
+    assert sorted(broad) == sorted(a.name for a in areas)  # zoomed out: the broad areas' names
     shot(whole, "38-map-broad-areas")
     whole.get_by_test_id("stSelectbox").click()
     whole.get_by_role("option", name=f"{area.topic_id} · {area.name}").click()
     whole.wait_for_function("document.location.search.includes('topic=')")
-    whole.locator(".annotation-text").first.wait_for()
-    whole.wait_for_timeout(800)
-    zoomed = _texts(whole, ".annotation-text")
+    whole.locator(f"{DECK} canvas").first.wait_for()
+    zoomed = [label["text"] for label in map_zoom(corpus_map, table, area.topic_id)[0]]
     assert set(zoomed) >= {seeds_explorer.topic(c).name for c in area.children[:1]}
     shot(whole, "39-map-zoomed-to-an-area")
     whole.close()
     page.close()
-
-
-def _texts(page, selector: str) -> list[str]:
-    """The text of every element `selector` finds (SVG text too)."""
-    return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent)")

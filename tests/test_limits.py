@@ -26,7 +26,7 @@ from explorer.features.drafts import ui as drafts
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.features.explanations.explain import explain_hits
 from explorer.features.explanations.ui import lights
-from explorer.features.topics.ui_map import MAX_POINTS, map_figure
+from explorer.features.topics.ui_map import MAX_POINTS, Focus, map_chart
 from explorer.query import suggest
 from explorer.query.engine import BATCHED_QUESTION_CHARS, MAX_QUESTION_CHARS, Explorer, cut_question
 from explorer.ui.links import MAX_MARKED, Location
@@ -295,12 +295,12 @@ def test_streamlit_limits_are_what_the_app_reads():
 
 
 def _worst_titles() -> Iterator[Paper]:
-    for row in range(MAX_POINTS):  # 90 characters (plain's cut), each escaped to 4-6 bytes
+    for row in range(MAX_POINTS):  # 90 characters (plain's cut), '"' escaped by JSON
         yield Paper(f"{row:012x}", '"<&>' * 25, False, "")
 
 
 def test_the_largest_message_the_app_sends_fits_the_message_limit():
-    """The corpus map (MAX_POINTS points, every title made of characters HTML escapes) is the
+    """The corpus map (MAX_POINTS points, every title made of characters JSON or HTML escape) is the
     largest message the app sends; server.maxMessageSize holds it with room to spare."""
     papers = list(_worst_titles())
     rng = np.random.default_rng(0)
@@ -308,5 +308,6 @@ def test_the_largest_message_the_app_sends_fits_the_message_limit():
                   "topic": [row % 40 for row in range(MAX_POINTS)],
                   "topics": [{"id": t, "label": f"topic {t}", "terms": ["a"], "size": 500}
                              for t in range(40)]}
-    size = len(map_figure(corpus_map, papers, 0, list(range(1, 11))).to_json().encode())
+    focus = Focus(open_row=0, neighbour_rows=list(range(1, 11)))
+    size = len(map_chart(corpus_map, papers, focus).to_json().encode())
     assert 2 * size < _server_config()["maxMessageSize"] * 1e6, size

@@ -144,9 +144,10 @@ HOSTILE = ('<img src=x onerror="alert(1)"> **bold** [link](javascript:alert(2)) 
 
 def test_hostile_text_stays_inert_in_names(tmp_path: Path):
     """Names of a built index are words (no markup characters survive); labels an old or
-    foreign map may hold are escaped for Markdown and for Plotly."""
+    foreign map may hold are escaped for Markdown, and reach the map only as canvas text (a
+    TextLayer's data; the tooltip is a `text` template, set with innerText, never HTML)."""
     from explorer.features.topics.ui import heading_markdown, map_zoom, name_markdown, phrases_markdown
-    from explorer.features.topics.ui_map import map_figure
+    from explorer.features.topics.ui_map import TOOLTIP, map_chart
 
     corpus = tmp_path / "hostile.jsonl"
     records = [{"id": f"h{i}", "title": f"Script alert onerror study {i}",
@@ -169,11 +170,11 @@ def test_hostile_text_stays_inert_in_names(tmp_path: Path):
         for markdown in (name_markdown(topic), heading_markdown(topic)[4:], badges[:-1]):
             assert not raw.search(markdown), markdown
         labels, _ = map_zoom(bad, table, topic.topic_id if topic.level == AREA else None)
-        figure = map_figure(bad, explorer.papers, labels=labels)
-        for annotation in figure.layout.annotations:
-            assert "<img" not in annotation.text and "<script" not in annotation.text
-            assert annotation.text.startswith("<b>") and "&lt;img" in annotation.text
-        assert all("<img" not in str(trace.name) for trace in figure.data)
+        spec = json.loads(map_chart(bad, explorer.papers, labels=labels).to_json())
+        texts = [row["t"] for layer in spec["layers"] if layer["@@type"] == "TextLayer"
+                 for row in layer["data"]]
+        assert texts and all(text.startswith("<img src=x") for text in texts)
+        assert "html" not in json.dumps(spec).lower() and set(TOOLTIP) == {"text", "style"}
 
 
 def _as_before(folder: Path) -> dict:
@@ -197,7 +198,7 @@ def _as_before(folder: Path) -> dict:
 
 
 def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: Path):
-    from explorer.features.topics.ui import corpus_figure
+    from explorer.features.topics.ui import corpus_chart
     from explorer.ui.links import Location
 
     old = _as_before(index_copy)
@@ -207,8 +208,9 @@ def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: P
         t["label"] for t in sorted(old["topics"], key=lambda t: t["id"])]
     assert all(t.parent is None and t.level == TOPIC for t in explorer.topics())
     assert sum(len(explorer.topic_papers(t.topic_id)) for t in explorer.topics()) == 71
-    figure = corpus_figure(explorer, Location(page="map"))
-    assert len(figure.layout.annotations) == len(old["topics"])
+    spec = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
+    labels = [layer for layer in spec["layers"] if layer["@@type"] == "TextLayer"]
+    assert [len(layer["data"]) for layer in labels] == [len(old["topics"])]
     report = build([SEEDS], index_copy, "default")  # embeds nothing, keeps the layout
     assert not report.up_to_date and report.embedded == 0
     again = Explorer.open(index_copy)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import string
 
@@ -11,8 +12,8 @@ import pytest
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import terms_note
-from explorer.features.topics.ui import corpus_figure
-from explorer.features.topics.ui_map import clicked_paper_id, map_figure, shown_rows
+from explorer.features.topics.ui import corpus_chart
+from explorer.features.topics.ui_map import Focus, map_chart, picked_ids, shown_rows
 from explorer.query.engine import Explorer, Filters, Hit
 from explorer.ranking.calibration import PAPERS, QUESTIONS
 from explorer.ui.links import Location
@@ -151,17 +152,21 @@ def test_questions_without_words_get_a_note():
 def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: F811
     explorer = Explorer.open(small_index)
     neighbours = [hit.paper_id for hit in explorer.similar("gnn", 3)]
-    figure = map_figure(explorer.corpus_map, explorer.papers, explorer.row("gnn"),
-                        [explorer.row(pid) for pid in neighbours])
-    traces = {trace.name: trace for trace in figure.data}
-    assert list(traces["open paper"].customdata) == ["gnn"]
-    assert list(traces["neighbours"].customdata) == neighbours
-    drawn = [pid for trace in figure.data if trace.name not in ("open paper", "neighbours")
-             for pid in trace.customdata]
-    assert sorted(drawn) == sorted(p.paper_id for p in explorer.papers)
-    hover = [text for trace in figure.data for text in trace.hovertext]
-    assert "Rendering untrusted &lt;b&gt;markup&lt;/b&gt; &amp; text" in hover
-    assert len(figure.layout.annotations) == len(explorer.corpus_map["topics"])
+    focus = Focus(open_row=explorer.row("gnn"),
+                  neighbour_rows=[explorer.row(pid) for pid in neighbours])
+    spec = json.loads(map_chart(explorer.corpus_map, explorer.papers, focus).to_json())
+    layers = {layer["id"]: layer for layer in spec["layers"]}
+    assert [p["i"] for p in layers["open"]["data"]] == ["gnn"]
+    assert [p["i"] for p in layers["neighbours"]["data"]] == neighbours
+    assert len(layers["papers"]["data"]) == len(explorer.papers)
+    hover = [p["t"] for p in layers["papers"]["data"]]
+    assert any(t.startswith("Rendering untrusted <b>markup</b> & text") for t in hover)  # innerText
+    assert spec["mapProvider"] is None and spec["views"][0]["@@type"] == "OrthographicView"
+    whole = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
+    labels = next(layer["data"] for layer in whole["layers"] if layer["id"] == "labels")
+    areas = [label for label in labels if label["r"] >= 500]  # drawn first: areas
+    assert len(areas) == len(explorer.topics("area"))
+    assert len(labels) - len(areas) == len(explorer.topics("topic"))
 
 
 def test_big_maps_draw_an_even_sample():
@@ -240,9 +245,14 @@ def test_filters_picked_in_the_sidebar_set_the_location():
 
 
 def test_a_map_click_names_the_paper_under_it():
-    assert clicked_paper_id([{"customdata": ["gnn"], "x": 1}]) == "gnn"
-    assert clicked_paper_id([{"customdata": "protein"}]) == "protein"
-    assert clicked_paper_id([]) is None
+    papers = [Paper(f"p{n}", "t", False, "a") for n in range(5)]
+    assert picked_ids({"indices": {"papers": [3]}, "objects": {"papers": [{"t": "t"}]}},
+                      papers) == ["p3"]
+    assert picked_ids({"objects": {"open": [{"i": "gnn"}]}, "indices": {"papers": [1]}},
+                      papers) == ["gnn", "p1"]
+    assert picked_ids({"objects": {"nodes": [{"i": "x"}, {"i": "x"}]}}, ()) == ["x"]
+    assert picked_ids({"indices": {"papers": [9, "1"]}}, papers) == []
+    assert picked_ids(None, papers) == [] and picked_ids({}, papers) == []
 
 
 def test_a_memo_keeps_the_most_recently_used_results():
@@ -274,11 +284,11 @@ def test_results_are_the_engines_and_computed_once(small_index, monkeypatch):  #
 
 def test_an_index_without_a_map_for_its_papers_draws_none(small_index):  # noqa: F811
     explorer = Explorer.open(small_index)
-    assert corpus_figure(explorer, Location(page="map", paper_id="gnn")) is not None
+    assert corpus_chart(explorer, Location(page="map", paper_id="gnn")) is not None
     stale = dict(explorer.corpus_map, x=explorer.corpus_map["x"][:-1])  # one paper short
     for extras in ({}, {"map": stale}):
         other = Explorer(dataclasses.replace(explorer.artifacts, extras=extras))
-        assert other.corpus_map is None and corpus_figure(other, Location(page="map")) is None
+        assert other.corpus_map is None and corpus_chart(other, Location(page="map")) is None
 
 
 def test_a_cards_caption_names_shared_terms_only():

@@ -2,44 +2,70 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import streamlit as st
 
 from explorer.app.kit import Page, button, go, hits_ui, reported
+from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import lit
 from explorer.features.topics import ui as topics
-from explorer.features.topics.ui import corpus_figure
-from explorer.features.topics.ui_map import caption, clicked_paper_id
+from explorer.features.topics.ui import corpus_chart
+from explorer.features.topics.ui_map import HEIGHT, caption, picked_ids, selection_note
 from explorer.features.years import ui as years
 from explorer.query.engine import Explorer
-from explorer.ui.links import MAP, PAPER, TOPIC, Location
+from explorer.ui.links import MAP, MAX_MARKED, PAPER, TOPIC, Location
 from explorer.ui.text import escape_markdown
+
+SELECTING = "Select papers"
+CLICK_MODES = ("Open a paper", SELECTING)
 
 
 @reported
-def on_map_click(key: str) -> None:
-    paper_id = clicked_paper_id(st.session_state[key].selection.points)
-    if paper_id is not None:
-        go(replace(st.session_state.location, page=PAPER, paper_id=paper_id))
+def on_map_click(key: str, papers: Sequence[Paper]) -> None:
+    """A click in "open" mode opens the paper under it (selections are read by map_ui)."""
+    paper_ids = picked_ids(st.session_state[key].selection, papers)
+    if paper_ids and st.session_state.get("map_click") != SELECTING:
+        go(replace(st.session_state.location, page=PAPER, paper_id=paper_ids[0]))
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
-    figure = corpus_figure(explorer, location)
-    if figure is None:
+    st.set_page_config(layout="wide")  # the map takes the window's width
+    chart = corpus_chart(explorer, location)
+    if chart is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return
     table, zoom = explorer.topic_table, topics.known_topic(explorer.topic_table, location.topic)
     box = f"zoom-{zoom}"  # a fresh box for each zoom: it shows the location's
-    st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
-                 index=topics.zoom_choices(table).index(zoom),
-                 format_func=lambda topic_id: topics.option_label(table, topic_id),
-                 on_change=reported(lambda: go(replace(st.session_state.location, page=MAP,
-                                                       topic=st.session_state[box]))))
-    st.caption(caption(bool(location.paper_id), len(explorer.papers)))
-    key = f"map-{st.session_state.get('map_version', 0)}"
-    st.plotly_chart(figure, key=key, on_select=reported(lambda: on_map_click(key)),
-                    selection_mode="points", config={"displaylogo": False, "scrollZoom": True})
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
+                     index=topics.zoom_choices(table).index(zoom), width=420,
+                     format_func=lambda topic_id: topics.option_label(table, topic_id),
+                     on_change=reported(lambda: go(replace(st.session_state.location, page=MAP,
+                                                           topic=st.session_state[box]))))
+        mode = st.segmented_control("A click on a paper", CLICK_MODES, key="map_click",
+                                    default=CLICK_MODES[0])
+    st.caption(caption(bool(location.paper_id), len(explorer.papers), bool(location.query)))
+    key = f"map-{st.session_state.get('map_version', 0)}-{mode == SELECTING}"
+    event = st.pydeck_chart(chart, key=key, height=HEIGHT, width="stretch",
+                            on_select=reported(lambda: on_map_click(key, explorer.papers)),
+                            selection_mode="multi-object" if mode == SELECTING else "single-object")
+    if mode == SELECTING:
+        selection_ui(location, picked_ids(event.selection, explorer.papers))
+
+
+def selection_ui(location: Location, paper_ids: list[str]) -> None:
+    """The papers picked on the map: how many, and a button that marks them "more like this"."""
+    new = [paper_id for paper_id in paper_ids if paper_id not in location.like]
+    room = max(MAX_MARKED - len(location.like), 0)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(selection_note(len(paper_ids), len(new), room))
+        if new and room:
+            target = replace(location, like=location.like + tuple(new[:room]),
+                             unlike=tuple(p for p in location.unlike if p not in new[:room]))
+            button(f"Mark {min(len(new), room)} as more like this", target,
+                   icon=":material/thumb_up:", key="map-mark")
 
 
 def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:

@@ -2,28 +2,28 @@
 cards, key phrases, neighbours, years), the map's labels at each level, and their texts.
 
 Topic names and phrases are corpus text: every one is escaped (ui/text.py) before it becomes
-Markdown, and HTML-escaped before it becomes a Plotly label.
+Markdown; on the map they are canvas text (features/topics/ui_map.py).
 """
 
 from __future__ import annotations
 
-import html
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 
 from explorer.errors import UnknownTopicError
 from explorer.features.topics.table import AREA, Topic, TopicTable
-from explorer.features.topics.ui_map import map_figure
+from explorer.features.topics.ui_map import CompactDeck, Focus, map_chart, papers_layer
 from explorer.features.years.spread import corpus_spread, growth, spread
 from explorer.features.years.ui import YearView
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.ui.links import Location
-from explorer.ui.results import ranked
+from explorer.ui.results import Memo, ranked
 from explorer.ui.text import escape_markdown, plain
 
 PAPERS_SHOWN = 20
@@ -135,31 +135,36 @@ def topic_years(explorer: Explorer, topic_id: str) -> YearView | None:
 
 def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | None
              ) -> tuple[list[dict], dict | None]:
-    """The map's labels for a zoom, and the axis ranges ({"x": [lo, hi], "y": [...]}; None:
-    the whole map). Zoomed out: one label per broad area; zoomed to an area or a topic: the
-    finer topics' names inside its box. Labels are Plotly annotations, HTML-escaped."""
+    """The map's labels for a zoom, and the first view's ranges ({"x": [lo, hi], "y": [...]};
+    None: the whole map). Zoomed out: the broad areas' names, and the finer topics' names
+    where room opens as the reader zooms in (ui_map.label_layers hides those that would
+    overlap); zoomed to an area or a topic: the finer topics' names inside its box. Each label
+    a dict ("x", "y", "text": plain text, "level", "size" in pixels, "priority": its size)."""
     x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
     if topic_id is None:
-        shown = table.topics(AREA) or table.topics()
-        return [_label(t, table, x, y, 15) for t in shown if len(table.rows(t.topic_id))], None
-    rows = table.rows(topic_id)
-    ranges = _box(x[rows], y[rows])
+        areas = table.topics(AREA)
+        shown = [_label(t, table, x, y, 17) for t in areas or table.topics()]
+        if areas:
+            shown += [_label(t, table, x, y, 12) for t in table.topics("topic")]
+        return [label for label in shown if label is not None], None
+    ranges = _box(x[table.rows(topic_id)], y[table.rows(topic_id)])
     labels = []
     for topic in table.topics("topic"):
-        label = _label(topic, table, x, y, 12)
-        inside = (ranges["x"][0] <= label["x"] <= ranges["x"][1]
-                  and ranges["y"][0] <= label["y"] <= ranges["y"][1])
-        if inside and len(table.rows(topic.topic_id)):
+        label = _label(topic, table, x, y, 13)
+        if label is not None and (ranges["x"][0] <= label["x"] <= ranges["x"][1]
+                                  and ranges["y"][0] <= label["y"] <= ranges["y"][1]):
             labels.append(label)
     return labels, ranges
 
 
-def _label(topic: Topic, table: TopicTable, x: np.ndarray, y: np.ndarray, size: int) -> dict:
+def _label(topic: Topic, table: TopicTable, x: np.ndarray, y: np.ndarray, size: int
+           ) -> dict | None:
     rows = table.rows(topic.topic_id)
-    at_x, at_y = (float(np.median(x[rows])), float(np.median(y[rows]))) if len(rows) else (0, 0)
-    return {"x": at_x, "y": at_y, "showarrow": False, "opacity": 0.95,
-            "text": "<b>" + html.escape(plain(topic.name, NAME_CHARS)) + "</b>",
-            "font": {"size": size, "color": "#222"}, "bgcolor": "rgba(255,255,255,0.75)"}
+    if not len(rows):
+        return None
+    level = "area" if topic.level == AREA and size >= 16 else "topic"
+    return {"x": float(np.median(x[rows])), "y": float(np.median(y[rows])), "level": level,
+            "text": plain(topic.name, NAME_CHARS), "size": size, "priority": len(rows)}
 
 
 def _box(x: np.ndarray, y: np.ndarray) -> dict:
@@ -172,16 +177,31 @@ def _box(x: np.ndarray, y: np.ndarray) -> dict:
     return box
 
 
-def corpus_figure(explorer: Explorer, location: Location) -> go.Figure | None:
+def corpus_chart(explorer: Explorer, location: Location) -> CompactDeck | None:
     """The map of the corpus with the location's open paper and its 10 nearest papers (over
-    the whole corpus) marked; None when the index stores no map."""
+    the whole corpus), the question's hits, and the zoomed topic (the rest faded); None when
+    the index stores no map."""
     if explorer.corpus_map is None:
         return None
-    open_row, neighbours = None, []
+    focus = Focus()
     if location.paper_id:
-        open_row = explorer.row(location.paper_id)
         nearest = ranked(explorer, location, "similar", location.paper_id, top_k=10, narrow=False)
-        neighbours = [explorer.row(hit.paper_id) for hit in nearest]
+        focus = replace(focus, open_row=explorer.row(location.paper_id),
+                        neighbour_rows=[explorer.row(hit.paper_id) for hit in nearest])
+    if location.query.strip():
+        hits = ranked(explorer, location, "search", location.query)
+        focus = replace(focus, hit_rows=[explorer.row(hit.paper_id) for hit in hits])
     zoom = known_topic(explorer.topic_table, location.topic)
+    if zoom is not None:
+        focus = replace(focus, zoom_rows=explorer.topic_table.rows(zoom))
     labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
-    return map_figure(explorer.corpus_map, explorer.papers, open_row, neighbours, labels, ranges)
+    with _BASES_LOCK:
+        bases = _BASES.setdefault(explorer, Memo(8))
+    base = bases.get(zoom, lambda: papers_layer(explorer.corpus_map, explorer.papers,
+                                                focus.zoom_rows))
+    return map_chart(explorer.corpus_map, explorer.papers, focus, labels, ranges, base)
+
+
+# The papers layer of each zoom (its JSON text: most of the map's bytes and time), per Explorer.
+_BASES: weakref.WeakKeyDictionary[Explorer, Memo] = weakref.WeakKeyDictionary()
+_BASES_LOCK = threading.Lock()

@@ -1,72 +1,227 @@
-"""The corpus map as a Plotly figure: the stored 2-D layout, coloured by topic, labelled.
+"""The corpus map as a deck.gl chart (pydeck): the stored 2-D layout, coloured by topic, labelled.
 
-Positions and topics come from the index (computed at build time by explorer.features.topics.stage, read
-through Explorer.corpus_map); nothing is computed here but the figure. Hover text is
-HTML-escaped: Plotly reads a few tags in labels.
+deck.gl is made for large point sets (one WebGL draw for every point) and Streamlit ships it in
+its own frontend (`st.pydeck_chart`), so the map loads no script, font or tile from elsewhere:
+`map_provider=None` (no base map), an `OrthographicView` (the layout's plane, not the globe),
+labels in the browser's own sans-serif. Positions and topics come from the index (computed at
+build time by explorer.features.topics.stage, read through Explorer.corpus_map); nothing is
+computed here but the chart. Corpus text reaches the browser only as data: the tooltip is a
+`text` template (deck.gl sets it with innerText) and labels are glyphs on the canvas.
 """
 
 from __future__ import annotations
 
-import html
+import json
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
+import pydeck as pdk
 
 from explorer.corpus.papers import Paper
 from explorer.ui.text import plain
 
-WEBGL_ABOVE = 5000  # SVG draws one element per point; past this, WebGL
-MAX_POINTS = 20000  # past this, an even sample (the browser would get tens of MB per view)
+MAX_POINTS = 100_000  # past this, an even sample (each point costs the message ~110 bytes)
+HEIGHT = 640  # pixels; the width is the page's
+WIDTH_GUESS = 1100  # the width the first view is fitted to (the page's is not known here)
+TITLE_CHARS = 90
 PALETTE = ("#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#FF9DA6",
            "#9D755D", "#BAB0AC", "#EECA3B", "#1F77B4", "#2CA02C", "#9467BD", "#8C564B")
+FADED = [200, 200, 200, 90]  # points outside the zoomed topic
+PAPERS, HITS, NEIGHBOURS, OPEN = "papers", "hits", "neighbours", "open"
+TOOLTIP = {"text": "{t}", "style": {"fontSize": "13px", "maxWidth": "420px",
+                                          "whiteSpace": "normal"}}
 
 
-def map_figure(corpus_map: Mapping[str, Any], papers: Sequence[Paper], open_row: int | None = None,
-               neighbour_rows: Sequence[int] = (), labels: Sequence[Mapping] | None = None,
-               ranges: Mapping[str, Sequence[float]] | None = None) -> go.Figure:
-    """Scatter of every paper (customdata = paper id); the open paper and neighbours on top.
+@dataclass(frozen=True)
+class Focus:
+    """What is drawn over the corpus: the open paper's row, its neighbours', the question's hits'
+    (rows of `papers`), and `zoom_rows`: the zoomed topic's rows (the rest faded), if any."""
 
-    `corpus_map` as Explorer.corpus_map (one x, y, topic per paper of `papers`); the rows are
-    positions in `papers`. Topics are coloured by their broad area when the map has areas.
-    `labels`: the annotations to show (features/topics/ui.py map_zoom; default one per topic), `ranges`
-    the axes' {"x": [lo, hi], "y": [lo, hi]} (default: the whole map)."""
-    x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
-    topic = np.asarray(corpus_map["topic"])
+    open_row: int | None = None
+    neighbour_rows: Sequence[int] = ()
+    hit_rows: Sequence[int] = ()
+    zoom_rows: Sequence[int] | None = None
+
+
+class CompactDeck(pdk.Deck):
+    """A Deck whose JSON is written compact, its big layers serialised once and kept (pydeck
+    indents and sorts every key of every point: tens of MB and seconds for a 100k map);
+    Streamlit sends `to_json()` as is. `layers`: each layer as a dict or as its JSON text."""
+
+    def __init__(self, spec: Mapping[str, Any], layers: Sequence[Mapping[str, Any] | str],
+                 tooltip: Mapping[str, Any]) -> None:
+        super().__init__(map_provider=None, map_style=None, tooltip=dict(tooltip))
+        texts = [layer if isinstance(layer, str) else _compact(layer) for layer in layers]
+        self._spec = _compact({**spec, "layers": []})[:-3] + "[" + ",".join(texts) + "]}"
+
+    def to_json(self) -> str:
+        return self._spec
+
+
+def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Focus = Focus(),
+              labels: Sequence[Mapping[str, Any]] = (),
+              ranges: Mapping[str, Sequence[float]] | None = None,
+              base: str | None = None) -> CompactDeck:
+    """The deck of every paper (papers_layer, or `base`: its JSON text made before for the
+    same zoom), the focus on top (each object's "i" its paper id), then `labels` (map_zoom's
+    dicts: "x", "y", "text", "level", "size"). `ranges` the first view's {"x": [lo, hi],
+    "y": [lo, hi]} (default: the whole map)."""
+    x, y = np.asarray(corpus_map["x"], dtype=float), np.asarray(corpus_map["y"], dtype=float)
+    layers: list[Mapping[str, Any] | str] = [
+        base or papers_layer(corpus_map, papers, focus.zoom_rows)]
+    marks = ((HITS, focus.hit_rows, 7, [20, 20, 20, 255], [255, 255, 255, 0]),
+             (NEIGHBOURS, focus.neighbour_rows, 7, [80, 80, 80, 255], [255, 255, 255, 0]),
+             (OPEN, [] if focus.open_row is None else [focus.open_row], 10, [255, 255, 255, 255],
+              [214, 39, 40, 255]))
+    for name, rows, radius, line, fill in marks:
+        if len(rows):
+            data = [{"p": _at(x, y, r), "i": papers[r].paper_id, "t": hover_text(papers[r])}
+                    for r in map(int, rows)]
+            layers.append({**_points(name, data, radius), "getFillColor": fill, "stroked": True,
+                           "getLineColor": line, "getLineWidth": 2, "lineWidthUnits": "pixels"})
+    layers.extend(label_layers(labels))
+    box = ranges or {"x": [float(x.min()), float(x.max())], "y": [float(y.min()), float(y.max())]}
+    spec = {"initialViewState": view_state(box), "mapProvider": None, "mapStyle": None,
+            "views": [{"@@type": "OrthographicView", "controller": True}]}
+    return CompactDeck(spec, layers, TOOLTIP)
+
+
+def papers_layer(corpus_map: Mapping[str, Any], papers: Sequence[Paper],
+                 zoom_rows: Sequence[int] | None = None) -> str:
+    """The JSON text of the layer of every paper (an even sample past MAX_POINTS), kept small:
+    each point is its place "p", its colour "c" (RGB; point_colours') and its tooltip "t"; a
+    click names it by its place in the layer's data (picked_ids)."""
+    x, y = np.asarray(corpus_map["x"], dtype=float), np.asarray(corpus_map["y"], dtype=float)
+    palette, numbers = point_colours(corpus_map, zoom_rows)
     shown = shown_rows(len(papers))
-    scatter = go.Scattergl if len(shown) > WEBGL_ABOVE else go.Scatter
-    figure = go.Figure()
+    rgb = [colour[:3] for colour in palette]
+    data = [{"p": _at(x, y, row), "c": rgb[numbers[row]], "t": hover_text(papers[row])}
+            for row in map(int, shown)]
+    layer = _points(PAPERS, data, 3 if len(shown) > 5000 else 5)
+    layer.update(getFillColor="@@=c", opacity=0.8)
+    return _compact(layer)
+
+
+def view_state(box: Mapping[str, Sequence[float]], width: int = WIDTH_GUESS,
+               height: int = HEIGHT) -> dict[str, Any]:
+    """The orthographic view that shows `box` ({"x": [lo, hi], "y": [lo, hi]}) whole: its
+    centre, and the zoom (log2 of pixels per unit) that fits it, with a margin."""
+    (x0, x1), (y0, y1) = box["x"], box["y"]
+    scale = min(width / max(x1 - x0, 1e-6), height / max(y1 - y0, 1e-6)) * 0.92
+    return {"target": [(x0 + x1) / 2, (y0 + y1) / 2, 0], "zoom": round(math.log2(scale), 3),
+            "minZoom": round(math.log2(scale), 3) - 3, "maxZoom": round(math.log2(scale), 3) + 8}
+
+
+def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
+                  ) -> tuple[list[list[int]], np.ndarray]:
+    """The map's palette (RGBA: each topic a shade of its area's hue; the last FADED) and each
+    paper's colour number (n,): its topic's, or the last outside `zoom_rows`."""
     areas = {int(a["id"]): a for a in corpus_map.get("areas") or ()}
     place = {int(t): n for a in areas.values() for n, t in enumerate(a["topics"])}
+    palette, number_of = [], {}
     for number, info in enumerate(corpus_map["topics"]):
-        rows = shown[topic[shown] == info["id"]]
         area = areas.get(int(info.get("area", -1)))
-        group = {} if area is None else {
-            "legendgroup": str(area["id"]),
-            "legendgrouptitle": {"text": html.escape(plain(area["label"], 50))}}
-        figure.add_trace(scatter(
-            x=x[rows], y=y[rows], mode="markers", customdata=_ids(papers, rows),
-            hovertext=_titles(papers, rows), hoverinfo="text",
-            name=html.escape(plain(info["label"], 40)), **group,
-            marker={"size": 7 if len(shown) < 2000 else 4, "opacity": 0.75,
-                    "color": PALETTE[number % len(PALETTE)] if area is None else _shade(
-                        PALETTE[area["id"] % len(PALETTE)], place.get(int(info["id"]), 0))}))
-    _add_focus(figure, papers, x, y, open_row, neighbour_rows)
-    if labels is None:
-        _add_topic_labels(figure, corpus_map, x, y, topic)
-    else:
-        figure.update_layout(annotations=list(labels))
-    if ranges is not None:
-        figure.update_xaxes(range=list(ranges["x"]))
-        figure.update_yaxes(range=list(ranges["y"]))
-    figure.update_layout(
-        height=620, margin={"l": 0, "r": 0, "t": 10, "b": 0}, dragmode="pan",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0,
-                "itemsizing": "constant", "font": {"size": 11}},
-        xaxis={"visible": False}, yaxis={"visible": False}, hovermode="closest",
-        clickmode="event+select")
-    return figure
+        colour = PALETTE[number % len(PALETTE)] if area is None else _shade(
+            PALETTE[area["id"] % len(PALETTE)], place.get(int(info["id"]), 0))
+        number_of[info["id"]] = len(palette)
+        palette.append([int(colour[i:i + 2], 16) for i in (1, 3, 5)] + [200])
+    palette.append(FADED)
+    numbers = np.array([number_of.get(t, len(palette) - 1) for t in corpus_map["topic"]])
+    if zoom_rows is not None:
+        inside = np.zeros(len(numbers), dtype=bool)
+        inside[np.asarray(zoom_rows, dtype=np.int64)] = True
+        numbers[~inside] = len(palette) - 1
+    return palette, numbers
+
+
+def label_layers(labels: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One text layer that never overlaps itself: deck.gl's collision filter draws the labels of
+    higher priority (areas before topics, larger before smaller; priorities run from -1000 to
+    1000) and hides those that would touch them, at every zoom; topics test as if twice their
+    size, so they appear as the reader zooms in and room opens between the areas' names."""
+    rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
+             "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255],
+             "r": (500 if lab["level"] == "area" else -500)
+             + min(int(lab.get("priority", 0)) // 10, 499)} for lab in labels]
+    if not rows:
+        return []
+    return [{"@@type": "TextLayer", "id": "labels", "data": rows, "getPosition": "@@=p",
+             "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c",
+             "fontFamily": "sans-serif", "fontWeight": 600, "characterSet": "auto",
+             "background": True, "getBackgroundColor": [255, 255, 255, 215],
+             "backgroundPadding": [4, 2], "collisionEnabled": True,
+             "getCollisionPriority": "@@=r", "collisionTestProps": {"sizeScale": 2},
+             "extensions": [{"@@type": "CollisionFilterExtension"}], "pickable": False}]
+
+
+def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
+    """Rows drawn on the map: all of them, or an even sample of `limit` for huge corpora."""
+    if count <= limit:
+        return np.arange(count)
+    return np.unique(np.linspace(0, count - 1, limit).astype(np.int64))
+
+
+def picked_ids(selection: Mapping[str, Any] | None, papers: Sequence[Paper]) -> list[str]:
+    """The paper ids of a chart's selection (Streamlit's {"indices": {layer: [i]}, "objects":
+    {layer: [object]}}): the marks' objects name theirs ("i"), the papers layer's by their
+    place in its data (shown_rows); the open paper's and the marks' first, without repeats."""
+    selection = selection or {}
+    objects, indices = selection.get("objects") or {}, selection.get("indices") or {}
+    ids: list[str] = []
+    for layer in (OPEN, HITS, NEIGHBOURS, *objects):
+        for item in objects.get(layer) or ():
+            paper_id = item.get("i") if isinstance(item, Mapping) else None
+            if isinstance(paper_id, str) and paper_id not in ids:
+                ids.append(paper_id)
+    shown = shown_rows(len(papers))
+    for index in indices.get(PAPERS) or ():
+        if isinstance(index, int) and 0 <= index < len(shown):
+            paper_id = papers[int(shown[index])].paper_id
+            if paper_id not in ids:
+                ids.append(paper_id)
+    return ids
+
+
+def hover_text(paper: Paper) -> str:
+    """A point's tooltip: the title, then its venue, year and status (plain text: deck.gl
+    sets it with innerText)."""
+    meta = meta_line(paper)
+    return plain(paper.title, TITLE_CHARS) + ("\n" + meta if meta else "")
+
+
+def meta_line(paper: Paper) -> str:
+    """A point's second tooltip line: venue, year, status (those it has)."""
+    venue = plain(paper.venue or "", 60)
+    year = str(paper.year or "")
+    parts = [venue, "" if year and year in venue else year, plain(paper.status or "", 30)]
+    return " · ".join(part for part in parts if part)
+
+
+def caption(open_paper: bool, count: int, hits: bool = False) -> str:
+    """What the map of `count` papers shows."""
+    return ("Each dot is a paper, placed by meaning and coloured by topic. Scroll to zoom, drag "
+            "to move, hover for the title, click to open it."
+            + (" ● the open paper, ◯ its neighbours." if open_paper else "")
+            + (" Black rings: your question's results." if hits else "")
+            + (f" Drawn: an even sample of {MAX_POINTS:,} of {count:,} papers."
+               if count > MAX_POINTS else ""))
+
+
+def _points(name: str, data: list[dict], radius: float) -> dict:
+    return {"@@type": "ScatterplotLayer", "id": name, "data": data, "getPosition": "@@=p",
+            "getRadius": radius, "radiusUnits": "pixels", "pickable": True,
+            "autoHighlight": True, "highlightColor": [0, 0, 0, 140]}
+
+
+def _at(x: np.ndarray, y: np.ndarray, row: int) -> list[float]:
+    return [round(float(x[row]), 2), round(float(y[row]), 2)]
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _shade(color: str, number: int) -> str:
@@ -79,64 +234,12 @@ def _shade(color: str, number: int) -> str:
     return "#" + "".join(f"{round(c + (target - c) * abs(step)):02x}" for c in channels)
 
 
-def caption(open_paper: bool, count: int) -> str:
-    """What the map of `count` papers shows (`open_paper`: with one paper and its neighbours)."""
-    return ("Each dot is a paper, placed by meaning and coloured by topic. Hover for the title, "
-            "click to open it." + (" ★ the open paper, ◯ its neighbours." if open_paper else "")
-            + (f" Drawn: an even sample of {MAX_POINTS:,} of {count:,} papers."
-               if count > MAX_POINTS else ""))
-
-
-def clicked_paper_id(points: Sequence[Mapping[str, Any]]) -> str | None:
-    """The paper id of the first point a click selected (Plotly's selection), if any."""
-    if not points:
-        return None
-    paper_id = points[0].get("customdata")
-    return str(paper_id[0] if isinstance(paper_id, list) else paper_id)
-
-
-def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
-    """Rows drawn on the map: all of them, or an even sample of `limit` for big corpora."""
-    if count <= limit:
-        return np.arange(count)
-    return np.unique(np.linspace(0, count - 1, limit).astype(np.int64))
-
-
-def _ids(papers: Sequence[Paper], rows: Sequence[int]) -> list[str]:
-    return [papers[row].paper_id for row in rows]
-
-
-def _titles(papers: Sequence[Paper], rows: Sequence[int]) -> list[str]:
-    """Hover labels: Plotly reads <b>, <a href> etc. in text, so corpus text is escaped."""
-    return [html.escape(plain(papers[row].title, 90)) for row in rows]
-
-
-def _add_focus(figure: go.Figure, papers: Sequence[Paper], x: np.ndarray, y: np.ndarray,
-               open_row: int | None, neighbour_rows: Sequence[int]) -> None:
-    marks = [("neighbours", list(neighbour_rows), 13, "circle-open", "#222"),
-             ("open paper", [] if open_row is None else [open_row], 20, "star", "#d62728")]
-    for name, rows, size, symbol, color in marks:
-        if not rows:
-            continue
-        figure.add_trace(go.Scatter(
-            x=x[rows], y=y[rows], mode="markers", name=name,
-            customdata=_ids(papers, rows), hovertext=_titles(papers, rows), hoverinfo="text",
-            marker={"size": size, "symbol": symbol, "color": color,
-                    "line": {"width": 2, "color": color}}))
-
-
-def _add_topic_labels(figure: go.Figure, corpus_map: Mapping[str, Any], x: np.ndarray, y: np.ndarray,
-                      topic: np.ndarray) -> None:
-    """One label per topic at its median point (set at once: add_annotation is quadratic)."""
-    labels = []
-    for info in corpus_map["topics"]:
-        rows = topic == info["id"]
-        if not rows.any():
-            continue
-        name = info["label"] if "area" in info else ", ".join(info["terms"][:3]) or info["label"]
-        labels.append({
-            "x": float(np.median(x[rows])), "y": float(np.median(y[rows])), "showarrow": False,
-            "text": "<b>" + html.escape(plain(name, 60)) + "</b>",
-            "font": {"size": 12, "color": "#333"}, "bgcolor": "rgba(255,255,255,0.7)",
-            "opacity": 0.9})
-    figure.update_layout(annotations=labels)
+def selection_note(picked: int, new: int, room: int) -> str:
+    """What the map's selection holds (in "select" mode): `picked` papers, `new` of them not
+    yet marked, `room` marks left before the link's limit."""
+    if not picked:
+        return "Click papers on the map to select them; a second click drops one."
+    note = f"{picked:,} selected" + (f", {new:,} not yet marked" if new != picked else "") + "."
+    if new > room:
+        note += f" Only {room:,} more can be marked (a link holds at most that many)."
+    return note

@@ -1,0 +1,88 @@
+"""The neighbourhood graph (explorer/features/graph/): its nodes, links, layout and chart, on
+the real seeds index; the layout's clusters on vectors drawn in clusters."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from explorer.corpus.papers import Paper
+from explorer.features.graph.query import (
+    CITES,
+    Link,
+    centrality,
+    citation_links,
+    force_layout,
+    neighbourhood,
+    strongest_links,
+)
+from explorer.features.graph.ui import graph_chart, node_label
+
+
+def test_a_papers_graph_is_it_and_its_nearest_papers_linked_by_their_cosines(seeds_explorer):
+    paper_id = seeds_explorer.papers[0].paper_id
+    graph = neighbourhood(seeds_explorer, paper_id, 8)
+    nearest = [hit.paper_id for hit in seeds_explorer.similar(paper_id, 8, mode="dense")]
+    assert graph.paper_ids == (paper_id, *nearest)
+    vectors = seeds_explorer.vectors[[seeds_explorer.row(p) for p in graph.paper_ids]]
+    pairs = [(link.source, link.target) for link in graph.links]
+    assert len(pairs) == len(set(pairs)) and all(a < b for a, b in pairs)
+    for link in graph.links:
+        assert link.weight == pytest.approx(float(vectors[link.source] @ vectors[link.target]),
+                                            abs=1e-5)
+    touched = {n for pair in pairs for n in pair}
+    assert touched == set(range(9))  # every paper keeps its strongest links
+    assert graph.positions.shape == (9, 2) and np.abs(graph.positions).max() <= 1 + 1e-9
+    assert graph.centrality.max() == pytest.approx(1.0) and graph.centrality.min() > 0
+    again = neighbourhood(seeds_explorer, paper_id, 8)
+    assert np.array_equal(again.positions, graph.positions)  # the same picture every time
+    with pytest.raises(ValueError, match="size"):
+        neighbourhood(seeds_explorer, paper_id, 0)
+
+
+def test_graphs_asked_from_many_threads_are_each_their_own(seeds_explorer):
+    ids = [paper.paper_id for paper in seeds_explorer.papers[:8]]
+    alone = {paper_id: neighbourhood(seeds_explorer, paper_id, 6).paper_ids for paper_id in ids}
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda p: neighbourhood(seeds_explorer, p, 6).paper_ids, ids * 3))
+    assert together == [alone[p] for p in ids * 3]
+
+
+def test_the_layout_draws_clusters_apart():
+    rng = np.random.default_rng(5)
+    centres = rng.normal(size=(3, 32)) * 3
+    labels = np.repeat(np.arange(3), 8)
+    vectors = centres[labels] + rng.normal(size=(24, 32)) * 0.6
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    position = force_layout(vectors, strongest_links(vectors @ vectors.T))
+    distance = np.linalg.norm(position[:, None] - position[None], axis=2)
+    same = labels[:, None] == labels[None]
+    inside = distance[same & ~np.eye(24, dtype=bool)].mean()
+    assert inside < 0.5 * distance[~same].mean(), (inside, distance[~same].mean())
+
+
+def test_citations_between_the_graphs_papers_are_links_of_their_own():
+    papers = {"a": Paper("a", "A", False, "x", references=("b", "elsewhere", "a")),
+              "b": Paper("b", "B", False, "y"), "c": Paper("c", "C", False, "z",
+                                                          references=("a",))}
+    stand_in = SimpleNamespace(paper=papers.__getitem__)  # plumbing: only Explorer.paper
+    assert citation_links(stand_in, ("a", "b", "c")) == [Link(0, 1, 1.0, CITES),
+                                                         Link(2, 0, 1.0, CITES)]
+    assert list(centrality(3, [Link(0, 1, 0.5), Link(1, 2, 0.25)])) == [2 / 3, 1.0, 1 / 3]
+
+
+def test_the_chart_holds_corpus_text_as_data_and_rings_the_open_paper(seeds_explorer):
+    paper_id = seeds_explorer.papers[0].paper_id
+    spec = json.loads(graph_chart(seeds_explorer, neighbourhood(seeds_explorer, paper_id, 5))
+                      .to_json())
+    nodes = next(layer["data"] for layer in spec["layers"] if layer["id"] == "nodes")
+    assert nodes[0]["i"] == paper_id and len(nodes) == 6
+    assert nodes[0]["k"] == [214, 39, 40, 255] and all(n["k"] != nodes[0]["k"] for n in nodes[1:])
+    assert nodes[0]["t"].startswith(seeds_explorer.papers[0].title[:40])
+    assert spec["mapProvider"] is None and "html" not in json.dumps(spec).lower()
+    assert node_label(Paper("p", "T", False, "a", authors=("Ada Lovelace", "B"), year=1843)) \
+        == "Lovelace et al. 1843"
