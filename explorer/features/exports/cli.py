@@ -42,7 +42,7 @@ def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
     papers, unknown, seen = [], [], set()
     for paper_id in dict.fromkeys(args.paper_ids):  # each paper once, in the order given
         try:
-            paper = explorer.paper(paper_id)
+            paper = explorer.papers[explorer.works.cited(explorer.row(paper_id))]
         except UnknownPaperError as exc:
             unknown.append(str(exc))
             continue
