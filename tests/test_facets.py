@@ -142,3 +142,38 @@ def test_recommend_and_missed_take_the_filter(capsys, venue_index: Path, tmp_pat
     assert main(["missed", "--draft", str(draft), *index, "--filter", "status=Withdrawn"]) == 0
     found = json.loads(capsys.readouterr().out)["papers"]
     assert found and {p["status"] for p in found} == {"Withdrawn"}
+
+
+# -- the app's parts, without a browser ---------------------------------------------------------
+def test_a_link_carries_facet_filters_and_a_hostile_one_is_read_safely():
+    from explorer.ui.links import Location, decode, encode
+
+    location = decode({"filter": ["status:Rejected", "status:Withdrawn", "track:main", "bad",
+                                  ":x", "y:", "a" * 400 + ":b"], "q": "gans"})
+    assert location.facets == (("status", ("Rejected", "Withdrawn")), ("track", ("main",)))
+    assert location.filters().facets == location.facets
+    assert decode(encode(location)) == location
+    assert decode({"filter": [f"f{i}:v" for i in range(MAX_FACETS + 1)]}).facets == ()
+    assert Location().facets == () and "filter" not in encode(Location())
+
+
+def test_a_link_keeps_only_the_facets_the_corpus_has():
+    from explorer.features.facets.ui import known_facets, sidebar_facets
+
+    counts = {"status": [["Poster", 5], ["Rejected", 2]], "venue": [["ICLR", 7]],
+              "year": [["2017", 3], ["2018", 4]], "track": [["main", 7]]}
+    spec = (("colour", ("red",)), ("status", ("Famous", "Rejected")), ("track", ("main",)))
+    assert known_facets(spec, counts) == (("status", ("Rejected",)), ("track", ("main",)))
+    assert sidebar_facets(counts) == [("status", ["Poster", "Rejected"])]  # 2+ values, not venue/year
+
+
+def test_badges_and_fields_never_carry_the_corpus_s_markup():
+    from explorer.features.facets.ui import status_badge
+    from explorer.features.show.ui import field_lines
+
+    assert status_badge("Rejected") == " :red-badge[Rejected]"
+    assert status_badge("Withdrawn") == " :orange-badge[Withdrawn]"
+    assert status_badge("x] [link](http://evil)") == "" and status_badge(None) == ""
+    lines = field_lines({"status": "Rejected", "fields": {"tldr": "[click](javascript:x) *b*"}})
+    assert lines[0] == "- **Status**: Rejected"
+    assert "[click]" not in lines[1] and "\\[click\\]" in lines[1] and "\\*b\\*" in lines[1]
