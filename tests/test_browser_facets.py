@@ -38,9 +38,9 @@ def test_a_status_filter_in_a_link_shows_only_rejects(browser, venue_app: str):
     query = urlencode({"q": "few-shot learning", "filter": "status:Rejected"})
     page = open_page(browser, f"{venue_app}/?{query}")
     cards = page.locator(CARDS)
-    cards.first.wait_for()
+    playwright_api.expect(cards).to_have_count(10)  # cards are drawn one after another
     statuses = [cards.nth(i).inner_text() for i in range(cards.count())]
-    assert len(statuses) == 10 and all("Rejected" in text for text in statuses)
+    assert all("Rejected" in text for text in statuses)
     page.get_by_text("Status").first.wait_for()  # the sidebar's facet box
     page.screenshot(path=str(SCREENSHOTS / "facets-rejected.png"), full_page=True)
 
@@ -48,7 +48,7 @@ def test_a_status_filter_in_a_link_shows_only_rejects(browser, venue_app: str):
 def test_a_version_pair_is_one_card_and_the_paper_page_lists_it(browser, venue_app: str):
     page = open_page(browser, f"{venue_app}/?{urlencode({'q': PROTO})}")
     cards = page.locator(CARDS)
-    cards.first.wait_for()
+    playwright_api.expect(cards).to_have_count(10)
     texts = [cards.nth(i).inner_text() for i in range(cards.count())]
     with_title = [text for text in texts if PROTO in text]
     assert len(with_title) == 1 and "also" in with_title[0]
