@@ -39,3 +39,7 @@ class UnknownTopicError(ExplorerError):
 
 class ThresholdError(ExplorerError):
     """A similarity threshold (or count) that this index cannot answer for."""
+
+
+class UnknownFacetError(ExplorerError):
+    """A filter names a field or a value that the index's facets do not have."""

@@ -14,6 +14,7 @@ from explorer.errors import ExplorerError
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import Lights
 from explorer.features.exports import ui as exports
+from explorer.features.versions.ui import versions_markdown
 from explorer.query.engine import Explorer, Hit
 from explorer.ui import page, public, trail
 from explorer.ui.export import to_csv
@@ -84,7 +85,7 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
         head, score = st.columns([4, 1.6], vertical_alignment="top")  # room for "strong match"
         head.markdown(f"{hit.rank}\\. {page.title_markdown(hit.paper)}")
         score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit))
-        facts = page.facts_markdown(hit.paper, [note])
+        facts = page.facts_markdown(hit.paper, [note, versions_markdown(hit.versions)])
         snippet = explanations.snippet_markdown(hit.paper, spans)
         if facts:
             st.caption(facts)

@@ -12,6 +12,7 @@ from explorer.features.explanations.ui import lit
 from explorer.features.graph.page import graph_part
 from explorer.features.relatives import ui as relatives
 from explorer.features.relatives.page import relatives_part
+from explorer.features.show.page import fields_part
 from explorer.features.topics import ui as topics
 from explorer.features.years.page import years_ui
 from explorer.query.engine import Explorer
@@ -27,6 +28,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     if paper.title_is_derived:
         st.caption(page.DERIVED)
     st.caption(page.facts_markdown(paper, [escape_markdown(f"id {paper.paper_id}")]))
+    fields_part(explorer, location)  # versions and every field: features/show/
     spans = []
     if location.query:
         spans, _ = next(lit(explorer, [paper], location.query))

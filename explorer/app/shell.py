@@ -14,6 +14,7 @@ from explorer.app.kit import button, go, reported
 from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
 from explorer.features.drafts import page as drafts_page
+from explorer.features.facets.page import facet_filters_ui
 from explorer.features.relatives import page as relatives_page
 from explorer.features.topics import page as topics_page
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
@@ -82,6 +83,7 @@ def filters_ui(facets: dict, location: Location, suggested: list[str]) -> Locati
     suggests the `suggested` names and takes any other typed."""
     with st.expander("Filters", expanded=location.filters().active()):
         venues = st.multiselect("Venue", facets["venues"], key="venues") if facets["venues"] else []
+        picked = facet_filters_ui(facets, location)  # status, track, ...: features/facets/
         authors = st.multiselect(
             "Author", list(dict.fromkeys([*location.authors, *suggested])), key="authors",
             accept_new_options=True, max_selections=MAX_AUTHORS, help=page.AUTHOR_HELP,
@@ -91,7 +93,8 @@ def filters_ui(facets: dict, location: Location, suggested: list[str]) -> Locati
         span = page.year_range(facets)
         years = st.slider("Years", *span, key="years") if span else None
         top_k = st.select_slider("Results", TOP_K_CHOICES, key="top_k")
-    return page.with_filters(location, facets, venues, sources, years, top_k, authors)
+    return replace(page.with_filters(location, facets, venues, sources, years, top_k, authors),
+                   facets=picked)
 
 
 def trail_ui(explorer: Explorer, location: Location, trail: tuple[Step, ...]) -> None:

@@ -31,6 +31,9 @@ MAP = "map"
 # The filter values present in the corpus (corpus.papers.facet_values: venues, source files,
 # years), so that the app's sidebar does not parse every paper record (absent before).
 FACETS = "facets"
+# The versions of one work (corpus/versions.py: {"groups": [[row, ...], ...]}; absent before:
+# features/versions/works.py then finds them on first use).
+VERSIONS = "versions"
 # Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
 # and at 106k papers they are 475 MB, +0.7 s on every cold start.
 ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS)

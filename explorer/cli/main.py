@@ -27,8 +27,11 @@ from explorer.errors import ExplorerError
 from explorer.features.collections.cli import add_collection, liked_papers
 from explorer.features.drafts.cli import add_missed
 from explorer.features.exports.cli import add_export
+from explorer.features.facets.cli import add_facets, add_filter_option, facet_filters
 from explorer.features.relatives.cli import add_relatives
+from explorer.features.show.cli import add_show
 from explorer.features.topics.cli import add_topics
+from explorer.features.versions.cli import versions_text
 from explorer.features.years.cli import add_by_year, year_lines, years_record
 from explorer.features.years.cli import ranked as ranked_by_year
 from explorer.index.dense import INDEX_TYPES
@@ -182,13 +185,14 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--year-max", type=year)
     command.add_argument("--diverse", action="store_true",
                          help="re-rank for variety (MMR) so near-copies do not fill the list")
+    add_filter_option(command)
     add_by_year(command)
 
 
 # The verbs, in the order `explorer --help` lists them: each adds its subcommand (a feature's
 # verb lives in features/<feature>/cli.py; tests/test_layout.py checks that each is here).
 VERBS = (_add_build, _add_search, _add_similar, _add_recommend, add_missed, add_relatives, add_eval,
-         _add_info, add_model, add_collection, add_export, add_topics)
+         _add_info, add_model, add_collection, add_export, add_topics, add_facets, add_show)
 
 
 def _build(args, settings: Settings, parser) -> int:
@@ -295,7 +299,8 @@ def _open(args, settings: Settings):
     if len(args.author) > MAX_AUTHORS:
         raise ExplorerError(f"give at most {MAX_AUTHORS} --author names")
     filters = Filters(venues=frozenset(args.venue), year_min=args.year_min,
-                      year_max=args.year_max, authors=frozenset(args.author))
+                      year_max=args.year_max, authors=frozenset(args.author),
+                      facets=facet_filters(args.facets))
     return explorer, filters
 
 
@@ -340,12 +345,14 @@ def _print_hits(hits: list[dict], years: dict | None, as_json: bool) -> None:
         print(f"{NOTHING_RELEVANT}\n")
     for hit in hits:
         mark = "  [title derived from abstract]" if hit["title_is_derived"] else ""
-        details = " · ".join(str(x) for x in (hit["venue"], hit["year"]) if x)
+        details = " · ".join(str(x) for x in (hit["venue"], hit["year"], hit.get("status")) if x)
         print(f"{hit['rank']:>2}. {safe_text(hit['title'])}{mark}")
         line = score_line(hit["score"], hit["strength"], hit["percentile"], hit["compared_with"],
                           detail=True, chance=hit["relevance"])
         print(f"    id {safe_text(hit['paper_id'])} · {line}"
               f"{' · ' + safe_text(details) if details else ''}")
+        if hit.get("versions"):
+            print(f"    {safe_text(versions_text(hit['versions']))}")
         abstract = safe_text(" ".join(readable(hit["abstract"])[0].split()))
         print(textwrap.indent(textwrap.shorten(abstract, 300, placeholder=" …"), "    "))
         for line in explanation_lines(hit.get("explanation", {})):

@@ -271,6 +271,8 @@ def _add(entry: dict[str, Any], by_key: dict[str, dict[str, Any]], names: dict[s
          report: CorpusReport) -> None:
     """Keep a corpus record as a new paper, or merge it into its exact duplicate."""
     key, paper_id = entry.pop("_key"), entry["paper_id"]
+    if key in by_key and paper_id not in names and _other_version(by_key[key], entry):
+        key = f"{key}\n{entry['venue']}\n{entry['year']}"  # kept: corpus/versions.py links it
     if key in by_key:
         _merge(by_key[key], entry, names.setdefault(paper_id, key) == key, report)
     elif paper_id in names:
@@ -278,6 +280,13 @@ def _add(entry: dict[str, Any], by_key: dict[str, dict[str, Any]], names: dict[s
     else:
         names[paper_id] = key
         by_key[key] = entry
+
+
+def _other_version(kept: dict[str, Any], entry: dict[str, Any]) -> bool:
+    """Whether a record with the same text as a paper kept is another version of it (another
+    venue or year, under an id of its own: an ICLR reject at NeurIPS), not a copy."""
+    return bool(entry["venue"] or entry["year"]) and (
+        (kept["venue"], kept["year"]) != (entry["venue"], entry["year"]))
 
 
 def _count_gaps(report: CorpusReport, unparsed: list[tuple[str, str | None]]) -> None:

@@ -24,6 +24,7 @@ from explorer.artifacts.layout import (
     QUESTION_QUANTILES,
     RELATIVES,
     TEXT_HASHES,
+    VERSIONS,
 )
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import (
@@ -35,8 +36,10 @@ from explorer.artifacts.store import (
     write_artifacts,
     writing,
 )
+from explorer.corpus.facets import facet_counts
 from explorer.corpus.papers import CorpusReport, Paper, facet_values, read_corpus
 from explorer.corpus.sentences import SPLITTER_VERSION
+from explorer.corpus.versions import version_groups
 from explorer.errors import CorpusError, ExplorerError
 from explorer.features.explanations.stage import (
     EXACT_SENTENCES,
@@ -213,12 +216,13 @@ def _derived(papers: list[Paper], vectors: np.ndarray, previous: _Previous | Non
     with watch("quantiles"):
         extras = {PAIR_QUANTILES: pair_quantiles(vectors),
                   **_questions(papers, vectors, previous, embedder),
-                  FACETS: facet_values(papers)}
+                  FACETS: {**facet_values(papers), "fields": facet_counts(papers)}}
     with watch("map"):
         extras[MAP] = _map(papers, vectors, previous)
     with watch("relatives"):
         arrays.update(_relatives(index, arrays[TEXT_HASHES], previous))
         extras[RELATIVES] = relatives.settings(index.kind)
+    extras[VERSIONS] = {"groups": version_groups(papers)}
     return index, arrays, extras
 
 

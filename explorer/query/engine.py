@@ -20,6 +20,7 @@ from explorer.artifacts.layout import (
     RELATIVES,
     SENTENCE_TABLE,
     SENTENCE_VECTORS,
+    VERSIONS,
 )
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts, read_manifest, rebuild_hint
@@ -28,6 +29,7 @@ from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.features.explanations.vectors import Sentences, SentenceVectors
 from explorer.features.topics.table import Topic, TopicTable
+from explorer.features.versions.works import Works
 from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
 from explorer.index.pairs import Pairs
 from explorer.model.embedder import (
@@ -71,6 +73,7 @@ DEFAULT_RECOMMENDER = "svm"
 # waiting on the others (benchmarks/README.md, "Concurrent answers").
 ASKED_TOGETHER = 4
 TAIL_CHARS = 40  # the end of what the model read, quoted in query_note
+VERSION_ROOM = 10  # more rows ranked when versions fold, so that top_k works still fill a list
 
 
 def _answering(verb: Callable) -> Callable:
@@ -115,6 +118,7 @@ class Explorer:
         self._embedder: Embedder | None = None
         self._rows = PaperRows(artifacts.papers)
         self._facets = FacetTable(artifacts.papers, artifacts.extras.get(FACETS))
+        self.works = Works(artifacts.papers, artifacts.extras.get(VERSIONS))
         self._lexical: LexicalIndex | None = None
         self._relatives: Pairs | None = None
         self._embedder_lock = threading.Lock()
@@ -182,6 +186,11 @@ class Explorer:
     def facets(self) -> dict[str, list]:
         """Values present in the corpus: venues, sources (files), years."""
         return self._facets.values()
+
+    def facet_counts(self) -> dict[str, list[list]]:
+        """The corpus's categorical fields, {field: [[value, papers], ...] most papers first}
+        (status, venue, year, track, primary_area, ...): what `Filters(facets=...)` takes."""
+        return self._facets.columns.counts
 
     def year_counts(self) -> tuple[dict[int, int], int]:
         """Papers of the corpus per year, and the papers without a year."""
@@ -321,8 +330,9 @@ class Explorer:
         scale = self.scale(kind)
         judged = (kind == QUESTIONS and options.mode != LEXICAL and scale is not None
                   and scale.labelled)  # a question's hits get their chance of relevance
-        asked = (dataclasses.replace(options, top_k=max(options.top_k, CONTEXT)) if judged
-                 else options)  # judged in the context the calibration was fitted on
+        fold = options.versions and self.works.any()  # room for the versions folded away
+        asked = dataclasses.replace(options, top_k=max(options.top_k, CONTEXT if judged else 0)
+                                    + (VERSION_ROOM if fold else 0))  # judged: in context
         plan = plan_for(options.mode, asked, scores=dense_scores is not None,
                         paper_query=paper_query, papers=len(self.papers))
         request = Request(text, vector, dense_scores,
@@ -331,16 +341,21 @@ class Explorer:
         channels = [self._channels[name] for name in plan.channels]
         blocked = self._facets.blocked(options.filters, set(exclude), within)
         rows, scores = run(plan, channels, request, blocked, self.vectors)
-        chances = (relevance(scores, scale.quantiles, cosines=_context(self.vectors, rows, vector),
-                             absent=scale.absent) if judged else [None] * len(rows))
+        kept, versions = self.works.fold(rows) if fold else (range(len(rows)), [()] * len(rows))
+        rows = np.asarray(rows, dtype=np.int64)[list(kept)]
+        scores = np.asarray(scores)[list(kept)]
+        chances = (relevance(scores[:max(options.top_k, CONTEXT)], scale.quantiles,
+                             cosines=_context(self.vectors, rows, vector), absent=scale.absent)
+                   if judged else [None] * len(rows))
         rows, scores = rows[: options.top_k], scores[: options.top_k]
         cosines = (self.vectors[rows] @ np.asarray(vector, dtype=np.float32)
                    if plan.cosine and vector is not None else [None] * len(rows))
         return [Hit(rank, float(score), paper=self.papers[int(row)],
+                    versions=tuple(self.papers[other] for other in others),
                     **placed(scale, None if cosine is None else float(cosine),
                              None if chance is None else float(chance)))
-                for rank, (row, score, cosine, chance)
-                in enumerate(zip(rows, scores, cosines, chances), start=1)]
+                for rank, (row, score, cosine, chance, others)
+                in enumerate(zip(rows, scores, cosines, chances, versions), start=1)]
 
     def candidates(self, channel: str, request: Request, depth: int,
                    filters: Filters | None = None, exclude: Iterable[int] = ()) -> Ranked:

@@ -22,7 +22,8 @@ class Hit:
     relevant (calibration.relevance, fitted on judged questions; None for a paper's
     neighbours), `strength` its word ("strong match", "good match", "related", "weak": from
     the chance, wording.RELEVANCE_WORDS, else from the percentile, wording.STRENGTHS; None when
-    the percentile is not calibrated for this kind of score). All are None for a BM25 score."""
+    the percentile is not calibrated for this kind of score). All are None for a BM25 score.
+    `versions`: the other versions of the same work (features/versions/), not listed apart."""
 
     rank: int
     score: float
@@ -32,6 +33,7 @@ class Hit:
     strength: str | None = None
     cosine: float | None = None
     relevance: float | None = None
+    versions: tuple[Paper, ...] = ()
 
     @property
     def paper_id(self) -> str:
@@ -51,7 +53,15 @@ class Hit:
                 "compared_with": self.compared_with, "strength": self.strength}
         data.update({k: v for k, v in self.paper.to_dict().items()
                      if k not in ("paper_id", "title", "title_is_derived")})
+        if self.versions:
+            data["versions"] = [version_record(paper) for paper in self.versions]
         return data
+
+
+def version_record(paper: Paper) -> dict[str, Any]:
+    """One version of a work as JSON: its id, title, venue, year and status."""
+    return {"paper_id": paper.paper_id, "title": paper.title, "venue": paper.venue,
+            "year": paper.year, "status": paper.status}
 
 
 def placed(scale: Scale | None, cosine: float | None, chance: float | None = None

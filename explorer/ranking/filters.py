@@ -13,6 +13,7 @@ import numpy as np
 from explorer.corpus.authors import MAX_NAME_CHARS
 from explorer.corpus.papers import Paper, facet_values, source_file
 from explorer.ranking.authors import AuthorTable, Lazy
+from explorer.ranking.facets import FacetColumns, FacetSpec, facet_spec
 
 MAX_AUTHORS = 20  # names in one author filter
 
@@ -27,23 +28,31 @@ class Filters:
 
     `authors`: papers by any of these people, each name as a reader types it ('Sergey Levine',
     'S. Levine', 'Levine, Sergey', 'levine', 'Scholkopf' for 'Schölkopf': ranking/authors.py
-    says how names match); at most MAX_AUTHORS names of at most MAX_NAME_CHARS characters."""
+    says how names match); at most MAX_AUTHORS names of at most MAX_NAME_CHARS characters.
+
+    `facets`: {field: values} of the corpus's categorical fields (status, venue, year, track,
+    primary_area, ...: `Explorer.facets()["fields"]`): a paper passes when it holds one of the
+    values of every field named (values of one field: OR; fields: AND). Given as a mapping or
+    (field, values) pairs; kept as sorted pairs (ranking/facets.py, `facet_spec`)."""
 
     venues: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     year_min: int | None = None
     year_max: int | None = None
     authors: tuple[str, ...] = ()
+    facets: FacetSpec = ()
 
     def __post_init__(self) -> None:
         for name in ("venues", "sources", "authors"):
             object.__setattr__(self, name, _names(name, getattr(self, name)))
+        object.__setattr__(self, "facets", facet_spec(self.facets))
         if len(self.authors) > MAX_AUTHORS or any(len(a) > MAX_NAME_CHARS for a in self.authors):
             raise ValueError(f"Filters.authors takes at most {MAX_AUTHORS} names of at most "
                              f"{MAX_NAME_CHARS} characters each")
 
     def active(self) -> bool:
-        return bool(self.venues or self.sources or self.year_min or self.year_max or self.authors)
+        return bool(self.venues or self.sources or self.year_min or self.year_max or self.authors
+                    or self.facets)
 
 
 class FacetTable:
@@ -58,6 +67,7 @@ class FacetTable:
         self._papers = papers
         self._stored = stored if isinstance(stored, dict) else {}
         self._authors = Lazy(papers)
+        self.columns = FacetColumns(papers, self._stored.get("fields"))
 
     @property
     def authors(self) -> AuthorTable:
@@ -115,6 +125,8 @@ class FacetTable:
             by = np.zeros(self.count, dtype=bool)
             by[self.authors.rows(filters.authors)] = True
             mask &= by
+        for name, values in filters.facets:
+            mask &= self.columns.mask(name, values)
         return np.flatnonzero(mask)
 
     def blocked(self, filters: Filters | None, exclude: Collection[int] = (),

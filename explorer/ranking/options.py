@@ -20,13 +20,16 @@ class QueryOptions:
 
     `top_k` results; `filters` restrict them; `mode` lexical, dense or hybrid; `diverse`
     re-ranks with MMR so near-copies spread out; `feedback` adds the pseudo-relevance pass
-    (hybrid only). Equal options hash equal: the app uses them in its cache key."""
+    (hybrid only); `versions`: show each work once, at its best-ranked version, the others
+    listed with it (Hit.versions; features/versions/). Equal options hash equal: the app uses
+    them in its cache key."""
 
     top_k: int = 10
     filters: Filters = field(default_factory=Filters)
     mode: str | None = None
     diverse: bool = False
     feedback: bool | None = None
+    versions: bool = True
 
     def __post_init__(self) -> None:
         try:

@@ -5,7 +5,8 @@ neighbours), ``?view=map`` / ``?view=marked`` / ``?view=draft`` / ``?view=relati
 (``?view=twins``, its older name, opens it too),
 ``?view=topic&topic=2.3`` (a topic; ``?view=topic`` alone lists them; ``?view=map&topic=2``
 zooms the map to one), plus the marked set (``like=ID&like=ID&unlike=ID``), the filters
-(``venue=``, ``source=``, ``year=2019-2023``) and ``k=`` when not the default.
+(``venue=``, ``source=``, ``year=2019-2023``, ``filter=status:Rejected``: a facet, features/facets/)
+and ``k=`` when not the default.
 Repeated keys carry lists, so ids and venue names may contain any character. Links come from
 anyone: `decode` reads any parameters (any types, any text) into a valid Location, never raises.
 """
@@ -19,6 +20,7 @@ from urllib.parse import urlencode
 
 from explorer.corpus.authors import MAX_NAME_CHARS
 from explorer.query.engine import MAX_QUESTION_CHARS, Filters
+from explorer.ranking.facets import FacetSpec, facet_spec
 from explorer.ranking.filters import MAX_AUTHORS
 
 ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES = (
@@ -58,6 +60,7 @@ class Location:
     top_k: int = DEFAULT_TOP_K
     topic: str | None = None
     authors: tuple[str, ...] = ()  # as typed: Filters.authors matches their variants
+    facets: FacetSpec = ()  # Filters.facets: (field, values) pairs
 
     def __post_init__(self) -> None:
         if self.page not in PAGE_NAMES:
@@ -67,7 +70,8 @@ class Location:
 
     def filters(self) -> Filters:
         return Filters(venues=frozenset(self.venues), sources=frozenset(self.sources),
-                       year_min=self.year_min, year_max=self.year_max, authors=self.authors)
+                       year_min=self.year_min, year_max=self.year_max, authors=self.authors,
+                       facets=self.facets)
 
     def mark(self, paper_id: str, liked: bool | None) -> Location:
         """Mark a paper as liked (True), unliked (False) or neither (None)."""
@@ -93,7 +97,9 @@ def encode(location: Location) -> dict[str, list[str]]:
         params["topic"] = [location.topic]
     for key, values in (("like", location.like), ("unlike", location.unlike),
                         ("venue", location.venues), ("source", location.sources),
-                        ("author", location.authors)):
+                        ("author", location.authors), ("filter", tuple(
+                            f"{name}:{value}" for name, picked in location.facets
+                            for value in picked))):
         if values:
             params[key] = list(values)
     if location.steer:
@@ -141,6 +147,7 @@ def decode(params: Mapping[str, str | Iterable[str]]) -> Location:
         year_min=year_min, year_max=year_max, top_k=_top_k(last("k")),
         topic=topic if page in WITH_TOPIC and _TOPIC.fullmatch(topic := last("topic")) else None,
         authors=author_names(values.get("author", [])),
+        facets=_facets(values.get("filter", [])),
     )
 
 
@@ -149,6 +156,16 @@ def author_names(names: Iterable[str]) -> tuple[str, ...]:
     (longer ones dropped), the first MAX_AUTHORS different ones."""
     kept = (" ".join(name.split()) for name in names if len(name) <= MAX_NAME_CHARS)
     return tuple(dict.fromkeys(name for name in kept if name))[:MAX_AUTHORS]
+
+
+def _facets(items: Iterable[str]) -> FacetSpec:
+    """`filter=field:value` parameters -> Filters.facets (the first MAX_MARKED readable ones)."""
+    pairs = [(name, (value,)) for item in _unique(items)[:MAX_MARKED]
+             for name, colon, value in [item.partition(":")] if colon and name and value]
+    try:
+        return facet_spec(pairs)
+    except ValueError:  # past facet_spec's bounds: none
+        return ()
 
 
 def _lists(params: object) -> dict[str, list[str]]:

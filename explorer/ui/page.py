@@ -16,6 +16,7 @@ from explorer import wording
 from explorer.artifacts.manifest import Manifest
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownPaperError
+from explorer.features.facets.ui import known_facets, status_badge
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.query.hits import Hit
 from explorer.ranking.authors import Named
@@ -99,7 +100,8 @@ def fit_to_corpus(location: Location, facets: Mapping[str, Sequence]) -> Locatio
         year_min = year_max = None
     return replace(location, year_min=year_min, year_max=year_max,
                    venues=tuple(v for v in location.venues if v in set(facets.get("venues") or ())),
-                   sources=tuple(s for s in location.sources if s in set(facets.get("sources") or ())))
+                   sources=tuple(s for s in location.sources if s in set(facets.get("sources") or ())),
+                   facets=known_facets(location.facets, facets.get("fields") or {}))
 
 
 def widget_values(facets: Mapping[str, Sequence], location: Location,
@@ -139,9 +141,10 @@ def with_filters(location: Location, facets: Mapping[str, Sequence], venues: Seq
 
 
 def title_markdown(paper: Paper) -> str:
-    """A paper's title in bold (its LaTeX rendered), badged when derived from the abstract."""
+    """A paper's title in bold (its LaTeX rendered), badged when derived from the abstract, and
+    its status's badge (features/facets/ui.py: "Rejected", "Withdrawn" stand out)."""
     badge = " :gray-badge[derived title]" if paper.title_is_derived else ""
-    return f"**{rich_markdown(paper.title)}**{badge}"
+    return f"**{rich_markdown(paper.title)}**{badge}{status_badge(paper.status)}"
 
 
 def facts_markdown(paper: Paper, extra: Sequence[str] = ()) -> str:

@@ -120,7 +120,8 @@ def public_facets(explorer: Faceted) -> dict[str, Any]:
     if explorer not in _FACETS:
         facets = dict(explorer.facets())
         files = source_names(facets["sources"])
-        facets.update(sources=list(files), source_files=files, root=corpus_root(files.values()))
+        facets.update(sources=list(files), source_files=files, root=corpus_root(files.values()),
+                      fields=getattr(explorer, "facet_counts", dict)())  # features/facets/
         _FACETS[explorer] = facets
     return _FACETS[explorer]
 

@@ -80,7 +80,8 @@ def query_options(facets: Mapping[str, Any], location: Location, top_k: int = 0,
     venues, sources, year_min, year_max, authors = (narrowing(facets, location) if narrow
                                                     else NO_FILTERS)
     return QueryOptions(top_k=top_k or location.top_k,
-                        filters=Filters(venues, sources, year_min, year_max, authors))
+                        filters=Filters(venues, sources, year_min, year_max, authors,
+                                        location.facets if narrow else ()))
 
 
 def named(explorer: Explorer, location: Location) -> Named | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from explorer import wording
 from explorer.cli.support import positive_int
 from explorer.cli.terminal import safe_json, safe_text
+from explorer.features.facets.cli import add_filter_option
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
 INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
@@ -34,15 +35,18 @@ def add_missed(commands) -> None:
     command.add_argument("--k", type=positive_int, default=10,
                          help="how many missed papers, overall and per passage (default 10)")
     command.add_argument("--json", action="store_true", help="print JSON instead of a list")
+    add_filter_option(command)
     command.set_defaults(run=_missed)
 
 
 def _missed(args: argparse.Namespace, settings: Settings, parser) -> int:
     from explorer.cli.support import cited_from_file, read_input
     from explorer.features.collections.cli import liked_papers
-    from explorer.features.drafts.missed import missed
+    from explorer.features.drafts.missed import MissedOptions, missed
     from explorer.features.drafts.passages import MAX_DRAFT_BYTES, read_draft
+    from explorer.features.facets.cli import facet_filters
     from explorer.query.engine import Explorer
+    from explorer.ranking.filters import Filters
 
     name = "stdin" if args.draft == "-" else Path(args.draft).name
     draft = read_draft(read_input(args.draft, MAX_DRAFT_BYTES, "draft"), f"draft {name}")
@@ -52,7 +56,8 @@ def _missed(args: argparse.Namespace, settings: Settings, parser) -> int:
         cited = list(cited_from_file(args.bib, settings, explorer).paper_ids)
     elif args.collection:
         cited = liked_papers(settings, args.collection, explorer)
-    result = missed(explorer, draft, cited, args.k)
+    options = MissedOptions(filters=Filters(facets=facet_filters(args.facets)))
+    result = missed(explorer, draft, cited, args.k, options=options)
     for note in result.notes:
         print(f"explorer: note: {safe_text(note)}", file=sys.stderr)
     if args.json:

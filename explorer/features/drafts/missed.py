@@ -32,6 +32,7 @@ from explorer.features.explanations.explain import SentenceMatch
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit, placed
 from explorer.ranking.calibration import PAPERS
+from explorer.ranking.filters import Filters
 from explorer.ranking.fusion import LEXICAL, rocchio, svm_scores
 
 __all__ = ["FUSIONS", "RANKERS", "Closest", "Missed", "MissedOptions", "MissedPaper", "Tie",
@@ -53,7 +54,8 @@ class MissedOptions:
     `ranker` (RANKERS: "centroid" adds `weight` x the cited papers' mean vector to each
     passage's; "svm" adds their per-request SVM's scores, as `recommend` does); `fusion` of
     the passages' lists (FUSIONS); `depth` candidates per passage; `explain`: find the
-    sentences that tie each paper to the draft."""
+    sentences that tie each paper to the draft; `filters`: only papers that pass them
+    (ranking/filters.py: venues, years, authors, facets), inside each passage's ranking."""
 
     top_k: int = 10
     split: str = DEFAULT_SPLIT
@@ -63,6 +65,7 @@ class MissedOptions:
     depth: int = DEPTH
     max_passages: int = MAX_PASSAGES
     explain: bool = True
+    filters: Filters | None = None
 
     def __post_init__(self) -> None:
         for name, value, allowed in (("split", self.split, tuple(SPLITS)),
@@ -192,7 +195,7 @@ def passage_rankings(explorer: Explorer, passages: Sequence[Passage], vectors: n
         scores = None if svm is None else svm + explorer.vectors @ vector
         hits = explorer.rank(passage.query, target, top_k=options.depth,
                              exclude=cited_rows, dense_scores=scores, kind=PAPERS,
-                             paper_query=True)
+                             paper_query=True, filters=options.filters)
         out.append([hit for hit, keep in zip(hits, identities.keep([h.paper for h in hits]))
                     if keep])
     return out

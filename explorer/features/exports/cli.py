@@ -32,7 +32,9 @@ def add_export(commands) -> None:
 
 
 def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
+    from explorer.cli.terminal import safe_text
     from explorer.features.exports.ui import export_text
+    from explorer.features.versions.ui import where
     from explorer.query.engine import Explorer
 
     if len(args.paper_ids) > MAX_IDS:
@@ -42,10 +44,14 @@ def _export(args: argparse.Namespace, settings: Settings, parser) -> int:
     papers, unknown, seen = [], [], set()
     for paper_id in dict.fromkeys(args.paper_ids):  # each paper once, in the order given
         try:
-            paper = explorer.paper(paper_id)
+            row = explorer.row(paper_id)
         except UnknownPaperError as exc:
             unknown.append(str(exc))
             continue
+        paper = explorer.papers[explorer.works.cited(row)]  # a version: the accepted one
+        if paper.paper_id != explorer.papers[row].paper_id:
+            print(safe_text(f"explorer: note: {paper_id} is cited as its version "
+                            f"{paper.paper_id} ({where(paper)})"), file=sys.stderr)
         if paper.paper_id not in seen:  # an alias of one given before: once
             seen.add(paper.paper_id)
             papers.append(paper)

@@ -24,6 +24,7 @@ from explorer.corpus.fields import given as given_name
 from explorer.corpus.latex import MATH
 from explorer.corpus.papers import Paper
 from explorer.corpus.venues import WORKSHOP, Venue, published, venue_named, venue_of
+from explorer.corpus.versions import preferred
 from explorer.query.engine import Hit
 
 CONFERENCE, ARTICLE, UNPUBLISHED, PREPRINT, OTHER = (
@@ -90,8 +91,8 @@ def papers_of(items: Sequence[Hit | Paper]) -> list[Paper]:
     """The papers of hits or papers; anything else is a ValueError."""
     papers = []
     for item in items:
-        if isinstance(item, Hit):
-            papers.append(item.paper)
+        if isinstance(item, Hit):  # a work shown once: the version to cite (features/versions/)
+            papers.append(preferred((item.paper, *item.versions)))
         elif isinstance(item, Paper):
             papers.append(item)
         else:
