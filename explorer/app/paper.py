@@ -9,6 +9,7 @@ import streamlit as st
 from explorer.app.kit import Page, button, downloads_ui, hits_ui, mark_buttons_ui
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import lit
+from explorer.features.references.page import references_part
 from explorer.features.relatives import ui as relatives
 from explorer.features.relatives.page import relatives_part
 from explorer.features.topics import ui as topics
@@ -41,6 +42,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
     relatives_part(location, relatives.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
+    references_part(explorer, location)
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     chart = st.empty()

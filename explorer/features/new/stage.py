@@ -1,0 +1,92 @@
+"""What each build added, recorded at build time and kept across builds.
+
+Two artifacts: the array ADDED_IN, (n,) int32, each paper's place in the build log; and the
+extras key BUILDS, the log of the earlier builds, oldest first ({"build_id", "built_at",
+"added", "count"}; "added" is None for a build from before the log). The place len(BUILDS) is
+the build that wrote them, whose id and time are its manifest's. Both are written with the
+rest of the index (atomically, the manifest last), so the log is as safe as the index.
+
+A paper is old when the previous build had it: the same text (by text hash), else the same
+paper id (an abstract corrected in place is not news); it keeps the place it had. Every other
+paper was added by this build. Removed papers leave the log's counts as they were. At most
+MAX_BUILDS builds are remembered: older ones fold into the oldest kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.corpus.papers import Paper
+
+MAX_BUILDS = 100
+
+
+@dataclass(frozen=True)
+class Before:
+    """What the previous build of the folder says: its id, time and size, its rows' text hashes,
+    its own log (None for a build from before the log) and, read only when needed, its ids."""
+
+    build_id: str | None
+    built_at: str | None
+    text_hashes: Sequence[str]
+    added_in: np.ndarray | None  # (m,) the previous build's ADDED_IN
+    builds: object  # its BUILDS (checked here)
+    ids: Callable[[], Sequence[str]]
+
+
+def history(papers: Sequence[Paper], before: Before | None) -> tuple[np.ndarray, list[dict]]:
+    """(ADDED_IN (n,) int32, BUILDS) for a build of `papers` after `before` (None: the first)."""
+    if before is None:
+        return np.zeros(len(papers), dtype=np.int32), []
+    earlier, places = _earlier(before)
+    current = len(earlier)
+    by_hash = {h: row for row, h in enumerate(before.text_hashes)}
+    added_in = np.full(len(papers), current, dtype=np.int32)
+    unmatched = []
+    for row, paper in enumerate(papers):
+        old = by_hash.get(paper.text_hash)
+        if old is None:
+            unmatched.append(row)
+        else:
+            added_in[row] = places[old]
+    if unmatched:  # the previous ids are read only when some text is new
+        by_id = {paper_id: row for row, paper_id in enumerate(before.ids())}
+        for row in unmatched:
+            old = by_id.get(papers[row].paper_id)
+            if old is not None:
+                added_in[row] = places[old]
+    return _trimmed(added_in, earlier)
+
+
+def _earlier(before: Before) -> tuple[list[dict], np.ndarray]:
+    """The log up to and including the previous build, and each previous row's place in it."""
+    count = len(before.text_hashes)
+    logged = valid_log(before.builds, before.added_in, count)
+    earlier = list(before.builds) if logged else []  # type: ignore[arg-type]
+    own = len(earlier)
+    places = (np.asarray(before.added_in, dtype=np.int32) if logged
+              else np.full(count, own, dtype=np.int32))
+    added = int(np.count_nonzero(places == own)) if logged else None
+    earlier.append({"build_id": before.build_id, "built_at": before.built_at,
+                    "added": added, "count": count})
+    return earlier, places
+
+
+def valid_log(builds: object, added_in: np.ndarray | None, count: int) -> bool:
+    """Whether a stored log fits an index of `count` papers (else it is read as absent)."""
+    if not isinstance(builds, list) or added_in is None or added_in.shape != (count,):
+        return False
+    if not all(isinstance(entry, dict) for entry in builds):
+        return False
+    return count == 0 or (int(added_in.min()) >= 0 and int(added_in.max()) <= len(builds))
+
+
+def _trimmed(added_in: np.ndarray, earlier: list[dict]) -> tuple[np.ndarray, list[dict]]:
+    """At most MAX_BUILDS earlier builds: the oldest fold into the first kept."""
+    dropped = len(earlier) - MAX_BUILDS
+    if dropped <= 0:
+        return added_in, earlier
+    return np.maximum(added_in - dropped, 0).astype(np.int32), earlier[dropped:]
