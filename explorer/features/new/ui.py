@@ -62,8 +62,9 @@ def build_label(build: Build) -> str:
 
 def intro_markdown(found: New) -> str:
     since = found.since
-    label = escape_markdown(build_label(since)) if since else "the first build"
-    return f"{found.added:,} paper{'s' * (found.added != 1)} added since {label}."
+    label = (escape_markdown(f"{since.built_at or 'before the log'} ({since.build_id or '?'})")
+             if since else "the first build")
+    return f"{found.added:,} paper{'s' * (found.added != 1)} added since the build of {label}."
 
 
 def heading_markdown(name: str) -> str:
