@@ -53,13 +53,18 @@ def settle(page, name: str | None = None) -> None:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
-def test_whats_new_near_each_collection(browser, new_app):
+def opened(browser, url: str, shown: str, name: str):
+    """(a page at `url` once `shown` is on it and the app is idle, the page's main part)."""
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page.set_default_timeout(WAIT)
-    page.goto(f"{new_app}/?view=new")
-    page.get_by_text("3 papers added since").wait_for()
-    settle(page, "60-whats-new")
-    main = page.locator("[data-testid=stMain]")
+    page.goto(url)
+    page.get_by_text(shown).wait_for()
+    settle(page, name)
+    return page, page.locator("[data-testid=stMain]")
+
+
+def test_whats_new_near_each_collection(browser, new_app):
+    page, main = opened(browser, f"{new_app}/?view=new", "3 papers added since", "60-whats-new")
     assert main.get_by_text("Near “sequence models”").is_visible()
     hostile = main.locator("h4").filter(has_text="Session expired")
     assert hostile.inner_text().replace(WORD_JOINER, "") == f"Near “{HOSTILE}”"  # as text
@@ -70,12 +75,8 @@ def test_whats_new_near_each_collection(browser, new_app):
 
 
 def test_the_paper_page_lists_references_and_cited_by(browser, new_app):
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.set_default_timeout(WAIT)
-    page.goto(f"{new_app}/?paper=W2")
-    page.get_by_text("Cited by, in this corpus (2)").wait_for()
-    settle(page, "61-paper-references")
-    main = page.locator("[data-testid=stMain]")
+    page, main = opened(browser, f"{new_app}/?paper=W2", "Cited by, in this corpus (2)",
+                        "61-paper-references")
     assert main.get_by_text("References in this corpus (1)").is_visible()
     cited = main.locator(".st-key-references-citedby")
     assert cited.get_by_text("Feeding", exact=False).count() == 0  # W9 cites nothing
