@@ -147,7 +147,7 @@ def test_the_log_is_bounded():
     log = [{"build_id": f"b{n}", "built_at": None, "added": 1, "count": 3}
            for n in range(MAX_BUILDS)]
     places = np.array([0, MAX_BUILDS - 1, MAX_BUILDS], dtype=np.int32)
-    before = Before("last", None, [p.text_hash for p in papers], places, log, list)
+    before = Before("last", None, [p.text_hash for p in papers], places, log, None)
     added_in, kept = history(papers, before)
     assert len(kept) == MAX_BUILDS and kept[-1]["build_id"] == "last"
     assert added_in.tolist() == [0, MAX_BUILDS - 2, MAX_BUILDS - 1]

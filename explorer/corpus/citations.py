@@ -62,14 +62,32 @@ def key_table(papers: Iterable[Paper]) -> dict[str, int]:
 
 def resolve(papers: Sequence[Paper]) -> np.ndarray:
     """(k, 2) int32 rows (citing, cited) of every reference between papers of `papers`, sorted,
-    each pair once, no paper citing itself. Linear in the number of references."""
+    each pair once, no paper citing itself. Linear in the number of references: a reference
+    is normalised only when its literal text names no paper and could be a DOI or an arXiv id,
+    and each such text once (most references, to works outside the corpus, repeat)."""
     table = key_table(papers)
+    normalised: dict[str, int | None] = {}
     pairs: set[tuple[int, int]] = set()
     for row, paper in enumerate(papers):
         for reference in paper.references:
-            cited = next((table[key] for key in reference_keys(reference) if key in table), None)
+            cited = _cited(reference.strip(), table, normalised)
             if cited is not None and cited != row:
                 pairs.add((row, cited))
     if not pairs:
         return np.zeros((0, 2), dtype=np.int32)
     return np.array(sorted(pairs), dtype=np.int32)
+
+
+def _cited(text: str, table: dict[str, int], normalised: dict[str, int | None]) -> int | None:
+    """The row `text` names (reference_keys' order), through the cache `normalised`."""
+    found = table.get(text)
+    if found is not None:
+        return found
+    if text.startswith(OPENALEX):
+        return table.get(text[len(OPENALEX):])
+    if "." not in text and "/" not in text:  # a W id, a paperId, a corpus's own id: no DOI
+        return None
+    if text not in normalised:
+        normalised[text] = next((table[key] for key in reference_keys(text)[1:] if key in table),
+                                None)
+    return normalised[text]

@@ -21,6 +21,7 @@ from explorer.artifacts.layout import (
     BUILDS,
     EXTRAS,
     FACETS,
+    ID_HASHES,
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
@@ -47,7 +48,7 @@ from explorer.features.explanations.stage import (
     embed_papers,
     sentence_arrays,
 )
-from explorer.features.new.stage import Before, history
+from explorer.features.new.stage import Before, history, id_hashes
 from explorer.features.references.stage import reference_arrays
 from explorer.features.relatives import stage as relatives
 from explorer.features.topics.stage import compute_map, import_in_background, update_map
@@ -174,7 +175,8 @@ def _build_locked(  # noqa: PLR0913 - one call site, the stages share these
     index, arrays, extras = _derived(corpus.papers, vectors, previous, embedder, report, watch)
     with watch("links"):  # references inside the corpus; what this build added
         arrays.update(reference_arrays(corpus.papers))
-        arrays[ADDED_IN], extras[BUILDS] = history(corpus.papers, _before(previous, out))
+        arrays[ADDED_IN], extras[BUILDS] = history(corpus.papers, _before(previous))
+        arrays[ID_HASHES] = id_hashes(corpus.papers)
 
     def write(final: bool) -> None:
         reused_only = previous is not None and not embedder.loaded
@@ -366,13 +368,13 @@ def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
     return _Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
 
 
-def _before(previous: _Previous | None, out: Path) -> Before | None:
-    """What features/new/stage.py needs of the previous build (its ids read only if asked)."""
+def _before(previous: _Previous | None) -> Before | None:
+    """What features/new/stage.py needs of the previous build."""
     if previous is None:
         return None
     return Before(previous.manifest.build_id, previous.manifest.built_at, previous.text_hashes,
                   previous.arrays.get(ADDED_IN), previous.extras.get(BUILDS),
-                  lambda: load_artifacts(out).papers.ids())
+                  previous.arrays.get(ID_HASHES))
 
 
 def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -> dict:

@@ -65,7 +65,8 @@ def _new(args: argparse.Namespace, settings: Settings, parser) -> int:
         if hit.percentile is not None or hit.strength is not None:
             near = f" · nearest to {safe_text(record['near'])}" if "near" in record else ""
             line = score_line(hit.score, hit.strength, hit.percentile, hit.compared_with,
-                              detail=True, chance=hit.relevance)
+                              detail=True, chance=hit.relevance,
+                              name="cos" if found.near else "score")
             print(f"     {line}{near}")
     if found.added > len(found.hits):
         print(f"... {found.added - len(found.hits):,} more (--top N shows more).")

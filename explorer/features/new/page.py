@@ -52,7 +52,8 @@ def _near_ui(explorer: Explorer, location: Location, near: new.Near, key: str) -
             if hit.strength is not None or hit.percentile is not None:
                 nearest = new.nearest_markdown(near.found.near, number, explorer)  # type: ignore[union-attr]
                 text.caption(score_line(hit.score, hit.strength, hit.percentile,
-                                        hit.compared_with) + (f" · {nearest}" if nearest else ""))
+                                        hit.compared_with, name="cos")
+                             + (f" · {nearest}" if nearest else ""))
             with opener:
                 button("Open", replace(location, page=PAPER, paper_id=hit.paper_id),
                        key=f"new-{key}-open-{number}", type="tertiary",

@@ -8,13 +8,16 @@ rest of the index (atomically, the manifest last), so the log is as safe as the 
 
 A paper is old when the previous build had it: the same text (by text hash), else the same
 paper id (an abstract corrected in place is not news); it keeps the place it had. Every other
-paper was added by this build. Removed papers leave the log's counts as they were. At most
-MAX_BUILDS builds are remembered: older ones fold into the oldest kept.
+paper was added by this build. Ids are compared by their stored hashes (ID_HASHES, `id_hashes`),
+so an update never reads the previous papers file; a previous build without them is matched by
+text alone. Removed papers leave the log's counts as they were. At most MAX_BUILDS builds are
+remembered: older ones fold into the oldest kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,14 +30,15 @@ MAX_BUILDS = 100
 @dataclass(frozen=True)
 class Before:
     """What the previous build of the folder says: its id, time and size, its rows' text hashes,
-    its own log (None for a build from before the log) and, read only when needed, its ids."""
+    its own log (None for a build from before the log) and its rows' id hashes (None: not
+    stored)."""
 
     build_id: str | None
     built_at: str | None
     text_hashes: Sequence[str]
     added_in: np.ndarray | None  # (m,) the previous build's ADDED_IN
     builds: object  # its BUILDS (checked here)
-    ids: Callable[[], Sequence[str]]
+    id_hashes: np.ndarray | None  # (m,) uint64, id_hashes() of the previous build
 
 
 def history(papers: Sequence[Paper], before: Before | None) -> tuple[np.ndarray, list[dict]]:
@@ -52,13 +56,23 @@ def history(papers: Sequence[Paper], before: Before | None) -> tuple[np.ndarray,
             unmatched.append(row)
         else:
             added_in[row] = places[old]
-    if unmatched:  # the previous ids are read only when some text is new
-        by_id = {paper_id: row for row, paper_id in enumerate(before.ids())}
+    stored = before.id_hashes
+    if unmatched and stored is not None and stored.shape == (len(before.text_hashes),):
+        by_id = {int(key): row for row, key in enumerate(stored)}
         for row in unmatched:
-            old = by_id.get(papers[row].paper_id)
+            old = by_id.get(_id_hash(papers[row].paper_id))
             if old is not None:
                 added_in[row] = places[old]
     return _trimmed(added_in, earlier)
+
+
+def id_hashes(papers: Sequence[Paper]) -> np.ndarray:
+    """(n,) uint64: the first 8 bytes of the SHA-256 of each paper's id (ID_HASHES)."""
+    return np.array([_id_hash(paper.paper_id) for paper in papers], dtype=np.uint64)
+
+
+def _id_hash(paper_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(paper_id.encode("utf-8")).digest()[:8], "little")
 
 
 def _earlier(before: Before) -> tuple[list[dict], np.ndarray]:
