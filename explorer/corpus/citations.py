@@ -44,8 +44,9 @@ def reference_keys(reference: str) -> list[str]:
     keys = [text]
     if text.startswith(OPENALEX):
         keys.append(text[len(OPENALEX):])
-    if found := arxiv_id(text):  # before the DOI: an arXiv DOI names the preprint
-        keys.append("arxiv:" + found)
+    doi_like = text.startswith("10.") or "doi.org/10." in text  # no arXiv id starts "10."
+    if (not doi_like or "arxiv" in text.lower()) and (found := arxiv_id(text)):
+        keys.append("arxiv:" + found)  # before the DOI: an arXiv DOI names the preprint
     elif doi := normalise_doi(text):
         keys.append("doi:" + doi)
     return keys
