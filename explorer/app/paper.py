@@ -10,6 +10,7 @@ from explorer.app.kit import Page, button, downloads_ui, hits_ui, mark_buttons_u
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import lit
 from explorer.features.graph.page import graph_part
+from explorer.features.references.page import references_part
 from explorer.features.relatives import ui as relatives
 from explorer.features.relatives.page import relatives_part
 from explorer.features.show.page import fields_part
@@ -45,6 +46,7 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
     relatives_part(location, relatives.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
     graph_part(explorer, location)
+    references_part(explorer, location)
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
     chart = st.empty()

@@ -15,6 +15,7 @@ from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
 from explorer.features.drafts import page as drafts_page
 from explorer.features.facets.page import facet_filters_ui
+from explorer.features.new import page as new_page
 from explorer.features.relatives import page as relatives_page
 from explorer.features.topics import page as topics_page
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
@@ -29,7 +30,7 @@ AUTHOR_SUGGESTIONS = 2_000  # the most prolific authors' names offered (any othe
 LOG = logging.getLogger("paper_explorer.app")
 # The pages, in the sidebar's order (the paper page, which has no button, last).
 PAGES = (ask.PAGE, marked.PAGE, topics_page.MAP_PAGE, topics_page.TOPIC_PAGE, drafts_page.PAGE,
-         relatives_page.PAGE, paper.PAGE)
+         relatives_page.PAGE, new_page.PAGE, paper.PAGE)
 
 
 # -- loading --------------------------------------------------------------------------------------

@@ -23,6 +23,13 @@ TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedd
 # Close relatives (features/relatives/stage.py): pairs of rows (k, 2) int32 and their cosines
 # (k,) float32, best first; the extras key RELATIVES records how they were found (floor, neighbours).
 RELATIVE_ROWS, RELATIVE_SCORES, RELATIVES = "relative_rows", "relative_scores", "relatives"
+# References inside the corpus (features/references/stage.py): (k, 2) int32 rows (citing, cited).
+REFERENCE_ROWS = "reference_rows"
+# What each build added (features/new/stage.py): (n,) int32, each row's place in the extras key
+# BUILDS (the earlier builds, oldest first; the place len(BUILDS) is the build itself).
+# ID_HASHES (n,) uint64: the first 8 bytes of the SHA-256 of each paper's id (matched by id
+# without reading the papers file).
+ADDED_IN, BUILDS, ID_HASHES = "added_in", "builds", "id_hashes"
 LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, vocabulary
 # Keys of the extras file (JSON): percentiles of random cosines, of paper pairs and of title-like
 # questions with other papers (PAIR_QUANTILES, QUESTION_QUANTILES: named by ranking/calibration.py,

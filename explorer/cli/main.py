@@ -28,6 +28,7 @@ from explorer.features.collections.cli import add_collection, liked_papers
 from explorer.features.drafts.cli import add_missed
 from explorer.features.exports.cli import add_export
 from explorer.features.facets.cli import add_facets, add_filter_option, facet_filters
+from explorer.features.new.cli import add_new
 from explorer.features.relatives.cli import add_relatives
 from explorer.features.show.cli import add_show
 from explorer.features.topics.cli import add_topics
@@ -192,7 +193,8 @@ def _add_query_options(command: argparse.ArgumentParser) -> None:
 # The verbs, in the order `explorer --help` lists them: each adds its subcommand (a feature's
 # verb lives in features/<feature>/cli.py; tests/test_layout.py checks that each is here).
 VERBS = (_add_build, _add_search, _add_similar, _add_recommend, add_missed, add_relatives, add_eval,
-         _add_info, add_model, add_collection, add_export, add_topics, add_facets, add_show)
+         _add_info, add_model, add_collection, add_export, add_topics, add_facets, add_show,
+         add_new)
 
 
 def _build(args, settings: Settings, parser) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 # The build's stages in the order they run; the summary and --json name them so.
 STAGES = ("read", "check", "model", "papers", "sentences", "bm25", "index", "quantiles", "map",
-          "relatives", "write")
+          "relatives", "links", "write")
 
 
 @dataclass

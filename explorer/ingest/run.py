@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 
 from explorer.artifacts.layout import (
+    ADDED_IN,
+    BUILDS,
     EXTRAS,
     FACETS,
+    ID_HASHES,
     MAP,
     PAIR_QUANTILES,
     QUESTION_QUANTILES,
@@ -48,6 +51,8 @@ from explorer.features.explanations.stage import (
     embed_papers,
     sentence_arrays,
 )
+from explorer.features.new.stage import Before, history, id_hashes
+from explorer.features.references.stage import reference_arrays
 from explorer.features.relatives import stage as relatives
 from explorer.features.topics.stage import compute_map, import_in_background, update_map
 from explorer.index.dense import EXACT, HNSW, VectorIndex
@@ -176,6 +181,10 @@ def _build_locked(  # noqa: PLR0913 - one call site, the stages share these
             corpus.papers, previous, embedder, checkpoint,
             by_hash if sentences == POOLED_SENTENCES else None)
     index, arrays, extras = _derived(corpus.papers, vectors, previous, embedder, report, watch)
+    with watch("links"):  # references inside the corpus; what this build added
+        arrays.update(reference_arrays(corpus.papers))
+        arrays[ADDED_IN], extras[BUILDS] = history(corpus.papers, _before(previous))
+        arrays[ID_HASHES] = id_hashes(corpus.papers)
 
     def write(final: bool) -> None:
         reused_only = previous is not None and not embedder.loaded
@@ -367,6 +376,15 @@ def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
     else:  # built before the hashes were stored
         hashes = [p.text_hash for p in load_artifacts(out).papers]
     return _Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
+
+
+def _before(previous: _Previous | None) -> Before | None:
+    """What features/new/stage.py needs of the previous build."""
+    if previous is None:
+        return None
+    return Before(previous.manifest.build_id, previous.manifest.built_at, previous.text_hashes,
+                  previous.arrays.get(ADDED_IN), previous.extras.get(BUILDS),
+                  previous.arrays.get(ID_HASHES))
 
 
 def _manifest(inputs, corpus: CorpusReport, model_info: dict, spec: ModelSpec) -> dict:

@@ -23,12 +23,12 @@ from explorer.query.engine import MAX_QUESTION_CHARS, Filters
 from explorer.ranking.facets import FacetSpec, facet_spec
 from explorer.ranking.filters import MAX_AUTHORS
 
-ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES = (
-    "ask", "paper", "marked", "map", "draft", "topic", "relatives")
-PAGE_NAMES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES)
+ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES, NEW = (
+    "ask", "paper", "marked", "map", "draft", "topic", "relatives", "new")
+PAGE_NAMES = (ASK, PAPER, MARKED, MAP, DRAFT, TOPIC, RELATIVES, NEW)
 # the pages a link names with ?view= (the others follow from q and paper); a draft is never in
 # a link (it is the reader's own text): ?view=draft opens the empty page
-VIEWS = (MARKED, MAP, DRAFT, TOPIC, RELATIVES)
+VIEWS = (MARKED, MAP, DRAFT, TOPIC, RELATIVES, NEW)
 OLD_VIEWS = {"twins": RELATIVES}  # names a view had in older links, still opened
 WITH_PAPER = (PAPER, MAP)  # the pages that show an open paper (and whose links name it)
 WITH_TOPIC = (TOPIC, MAP)  # the pages that show a topic (the map: zoomed to it)
