@@ -17,8 +17,9 @@ from explorer.artifacts.layout import REFERENCE_ROWS
 from explorer.corpus.citations import reference_keys, resolve
 from explorer.corpus.papers import read_corpus
 from explorer.errors import UnknownPaperError
-from explorer.features.references.cli import show_section
 from explorer.features.references.query import cited_by, links, references_of
+from explorer.features.show.cli import text_lines
+from explorer.features.show.record import paper_record
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.citation_fixtures import s2_paper, work, write_lines, write_page
@@ -134,11 +135,13 @@ def test_the_table_is_made_once_for_many_threads(built):
     assert all(table is tables[0] for table in tables)
 
 
-def test_show_section_gives_json_and_safe_lines(built):
+def test_explorer_show_lists_references_and_cited_by(built):
     explorer = Explorer.open(built[1])
-    record, lines = show_section(explorer, "W3")
+    record = paper_record(explorer, "W3")
     assert [p["paper_id"] for p in record["references"]] == ["W1", "W2"]
     assert [p["paper_id"] for p in record["cited_by"]] == ["W4"]
-    assert lines[0] == "References in this corpus (2):" and lines[3].startswith("Cited by")
+    lines = text_lines(record)
+    assert sum(line.startswith("references: ") for line in lines) == 2
+    assert sum(line.startswith("cited by: W4") for line in lines) == 1
     assert all("\x1b" not in line for line in lines)
     json.dumps(record)  # JSON as it is

@@ -10,6 +10,7 @@ from typing import Any
 
 from explorer.corpus.fields import as_json
 from explorer.corpus.papers import Paper
+from explorer.features.references.query import cited_by, references_of
 from explorer.features.relatives.query import relatives
 from explorer.query.engine import Explorer
 from explorer.query.hits import version_record
@@ -49,9 +50,21 @@ def paper_topic(explorer: Explorer, paper: Paper) -> dict[str, Any] | None:
             "phrases": list(topic.phrases[:5])}
 
 
+def paper_references(explorer: Explorer, paper: Paper) -> list[dict[str, Any]] | None:
+    """The papers of the corpus it cites (features/references/), None when none."""
+    return [version_record(p) for p in references_of(explorer, paper.paper_id)] or None
+
+
+def paper_cited_by(explorer: Explorer, paper: Paper) -> list[dict[str, Any]] | None:
+    """The papers of the corpus that cite it (features/references/), None when none."""
+    return [version_record(p) for p in cited_by(explorer, paper.paper_id)] or None
+
+
 SECTIONS: tuple[tuple[str, Section], ...] = (
     ("paper", paper_fields),
     ("versions", paper_versions),
+    ("references", paper_references),
+    ("cited_by", paper_cited_by),
     ("relatives", paper_relatives),
     ("topic", paper_topic),
 )
