@@ -132,5 +132,6 @@ def test_an_empty_or_single_table_round_trips(count: int):
     papers = [Paper(f"p{i}", "Introduction", False, "A.", authors=()) for i in range(count)]
     built = AuthorTable(papers)
     stored = StoredTable(papers, to_arrays(built))
-    assert stored.suggestions(10) == [] and stored.named("Introduction") is None
+    assert stored.suggestions(10) == [] and stored.named("Anyone Else") is None
+    assert stored.named("Introduction") == built.named("Introduction")
     assert stored.rows(["Anyone Else"]).tolist() == []
