@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from explorer.index.lexical import ARRAY_PREFIX
+from explorer.ranking.author_arrays import ARRAYS as AUTHOR_ARRAYS
 from explorer.ranking.calibration import PAIR_QUANTILES, QUESTION_QUANTILES  # noqa: F401
 
 MANIFEST = "manifest.json"  # replaced last, in one rename, by every build
@@ -19,6 +20,7 @@ PAPERS, INDEX, EXTRAS = "papers", "index", "extras"
 REQUIRED = (PAPERS, INDEX, EXTRAS)
 SENTENCE_TABLE = "sentence_table"  # (m, 3) int32: paper row, start, end of each sentence
 SENTENCE_VECTORS = "sentence_vectors"  # (m, d) float16, in table order
+PAPER_OFFSETS = "paper_offsets"  # (n + 1,) int64: where each line of the papers file starts
 TEXT_HASHES = "text_hashes"  # (n, 32) uint8: the SHA-256 of each paper's embedded text
 # Close relatives (features/relatives/stage.py): pairs of rows (k, 2) int32 and their cosines
 # (k,) float32, best first; the extras key RELATIVES records how they were found (floor, neighbours).
@@ -42,8 +44,9 @@ FACETS = "facets"
 # features/versions/works.py then finds them on first use).
 VERSIONS = "versions"
 # Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
-# and at 106k papers they are 475 MB, +0.7 s on every cold start.
-ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS)
+# and at 106k papers they are 475 MB, +0.7 s on every cold start. The author and title table
+# (authors_*: ranking/author_arrays.py) is read when a question or a filter first needs it.
+ON_DEMAND = (SENTENCE_TABLE, SENTENCE_VECTORS, *AUTHOR_ARRAYS)
 
 
 def file_names(build_id: str, arrays: Iterable[str]) -> dict[str, str]:

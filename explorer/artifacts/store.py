@@ -30,6 +30,7 @@ from explorer.artifacts.layout import (
     INDEX,
     MANIFEST,
     ON_DEMAND,
+    PAPER_OFFSETS,
     PAPERS,
     REQUIRED,
     WRITTEN,
@@ -44,7 +45,7 @@ from explorer.artifacts.manifest import (
     read_manifest,
     rebuild_hint,
 )
-from explorer.artifacts.paper_list import PaperList
+from explorer.artifacts.paper_list import PaperList, line_offsets
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.files import atomic_write, file_checksum
@@ -119,16 +120,17 @@ def write_artifacts(
     _refuse_foreign(folder)
     files.make_dirs(folder)
     build_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-    names = file_names(build_id, arrays or {})
+    data = "".join(paper_lines(papers) if lines is None else lines).encode("utf-8")
+    arrays = {**(arrays or {}), PAPER_OFFSETS: line_offsets(data)}  # paper_list.py reads them
+    names = file_names(build_id, arrays)
     owned = _owned(folder)
     _record_written(folder, owned | set(names.values()))  # before any of them exists
-    text = "".join(paper_lines(papers) if lines is None else lines)
-    atomic_write(folder / names[PAPERS], lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(folder / names[PAPERS], lambda tmp: tmp.write_bytes(data))
     atomic_write(folder / names[INDEX], index.save)
     extras_text = json.dumps(extras, ensure_ascii=False)
     atomic_write(folder / names[EXTRAS],
                  lambda tmp: tmp.write_text(extras_text, encoding="utf-8"))
-    for role, array in (arrays or {}).items():
+    for role, array in arrays.items():
         atomic_write(folder / names[role], lambda tmp, a=array: _save_array(tmp, a))
     manifest = Manifest.from_dict({
         **fields, "format_version": FORMAT_VERSION, "build_id": build_id, "count": len(papers),
@@ -175,7 +177,7 @@ def _moved_on(folder: Path, manifest: Manifest) -> bool:
 def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
     hint = manifest.rebuild_hint(folder)
     opened = _open_files(folder, manifest)  # every file at once, right after the manifest
-    rest = {role: item for role, item in opened.items() if role != PAPERS}
+    rest = {role: item for role, item in opened.items() if role not in (PAPERS, PAPER_OFFSETS)}
     try:
         # The other files are checked and read on a thread of their own while this one checks
         # and reads the papers file (its records are parsed when read: PaperList): checksums,
@@ -185,8 +187,9 @@ def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
         with ThreadPoolExecutor(1, thread_name_prefix="explorer-load") as pool:
             loaded = pool.submit(_check_and_load_rest, folder, rest, manifest.index_type, hint)
             try:
-                _check_files({PAPERS: opened[PAPERS]}, hint, later=())
-                records = PaperList.read(*opened[PAPERS][::2], hint) if papers else []
+                records = _paper_list(opened, hint) if papers else []
+                if not papers:
+                    _check_files({PAPERS: opened[PAPERS]}, hint, later=())
             except IndexInvalidError:
                 loaded.result()
                 raise
@@ -204,6 +207,21 @@ def _load(folder: Path, manifest: Manifest, papers: bool) -> Artifacts:
             f"{expected[0]} of dimension {expected[1]}. Rebuild: `{hint}`."
         )
     return Artifacts(folder, manifest, records, index, extras, arrays)
+
+
+def _paper_list(opened: Opened, hint: str) -> PaperList:
+    """The checked papers file, memory-mapped, its lines where the checked offset table says
+    (an index from before the table: found by a scan)."""
+    mine = {role: opened[role] for role in (PAPERS, PAPER_OFFSETS) if role in opened}
+    _check_files(mine, hint, later=())
+    offsets = None
+    if PAPER_OFFSETS in mine:
+        path, _, handle = mine[PAPER_OFFSETS]
+        try:
+            offsets = read_array(handle)
+        except (ValueError, OSError) as exc:
+            raise IndexInvalidError(f"{path} cannot be read ({exc}). Rebuild: `{hint}`.") from exc
+    return PaperList.read(opened[PAPERS][0], opened[PAPERS][2], hint, offsets)
 
 
 def _check_and_load_rest(folder: Path, opened: Opened, kind: str, hint: str

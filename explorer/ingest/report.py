@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # The build's stages in the order they run; the summary and --json name them so.
-STAGES = ("read", "check", "model", "papers", "sentences", "bm25", "index", "quantiles", "map",
-          "relatives", "links", "write")
+STAGES = ("read", "check", "model", "papers", "sentences", "bm25", "authors", "index", "quantiles",
+          "map", "relatives", "links", "write")
 
 
 @dataclass

@@ -62,6 +62,8 @@ from explorer.ingest.checkpoint import BLOCK, Checkpoint
 from explorer.ingest.embedding import LazyEmbedder, Progress
 from explorer.ingest.report import BuildReport, Stopwatch
 from explorer.model.embedder import ModelSpec, resolve_model
+from explorer.ranking import author_arrays
+from explorer.ranking.authors import AuthorTable
 from explorer.ranking.calibration import (
     ABSENT_BEST,
     kept_question_quantiles,
@@ -220,6 +222,8 @@ def _derived(papers: list[Paper], vectors: np.ndarray, previous: _Previous | Non
         arrays = LexicalIndex.from_papers(papers, old).to_arrays()  # BM25 channel
     arrays[TEXT_HASHES] = np.frombuffer(b"".join(bytes.fromhex(p.text_hash) for p in papers),
                                         dtype=np.uint8).reshape(len(papers), 32)
+    with watch("authors"):  # the author and title table, so that no question waits for it
+        arrays.update(author_arrays.to_arrays(AuthorTable(papers)))
     with watch("index"):
         index = VectorIndex.build(vectors, report.index_type)
     with watch("quantiles"):

@@ -117,7 +117,7 @@ class Explorer:
         self.batch = batch
         self._embedder: Embedder | None = None
         self._rows = PaperRows(artifacts.papers)
-        self._facets = FacetTable(artifacts.papers, artifacts.extras.get(FACETS))
+        self._facets = FacetTable(artifacts.papers, artifacts.extras.get(FACETS), artifacts.arrays)
         self.works = Works(artifacts.papers, artifacts.extras.get(VERSIONS))
         self._lexical: LexicalIndex | None = None
         self._relatives: Pairs | None = None

@@ -1,8 +1,10 @@
 """Who wrote which paper, and which paper a title names: the tables behind the author filter
 (Filters.authors) and the questions that are a name or a title (Explorer.named).
 
-Built once per loaded index, on first use, under a lock (the app's sessions share an Explorer,
-so many threads may ask at once); after that, read only. A lookup costs a dictionary access per
+Made by a build and stored (ranking/author_arrays.py: the first question of a new process does
+not wait 8 s to parse every author of 92k papers), or built from the papers of an index from
+before that; once per loaded index, on first use, under a lock (the app's sessions share an
+Explorer, so many threads may ask at once); after that, read only. A lookup costs a dictionary access per
 reading of the name and a check per author filed under that family name.
 
 Ambiguity: a name matches every author it may mean. 'S. Levine' matches Sergey Levine and
@@ -13,7 +15,6 @@ writes them, so a reader who wants one of the two picks that name.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -48,17 +49,77 @@ class Named:
         return f"Papers by {joined}"
 
 
-class AuthorTable:
+class Lookups:
+    """The lookups both tables share; a table says where an author's name, rows and spelling
+    are (`_filed`, `_name`, `_rows_of`, `_spelling`, `_title_rows`, `_ordered`)."""
+
+    def _filed(self, key: str) -> Sequence[int]:
+        raise NotImplementedError
+
+    def _name(self, entry: int) -> Name:
+        raise NotImplementedError
+
+    def _rows_of(self, entry: int) -> Sequence[int]:
+        raise NotImplementedError
+
+    def _spelling(self, entry: int) -> str:
+        raise NotImplementedError
+
+    def _title_rows(self, key: str) -> Sequence[int]:
+        raise NotImplementedError
+
+    def _ordered(self) -> Sequence[int]:
+        raise NotImplementedError
+
+    def entries(self, text: str, *, given: bool = False) -> list[int]:
+        """The authors `text` may name (every reading of it), most papers first; with `given`
+        only readings that carry a given name or initial count (a question: 'Levine' alone
+        could be a word)."""
+        found: set[int] = set()
+        for reading in name_readings(text):
+            if given and not reading.given:
+                continue
+            found.update(entry for key in reading.keys for entry in self._filed(key)
+                         if reading.matches(self._name(entry)))
+        return sorted(found, key=lambda entry: (-len(self._rows_of(entry)), entry))
+
+    def rows(self, names: Sequence[str]) -> np.ndarray:
+        """Rows (ascending) of the papers of any author any of `names` may name."""
+        rows = {int(row) for text in names for entry in self.entries(text)
+                for row in self._rows_of(entry)}
+        return np.array(sorted(rows), dtype=np.int64)
+
+    def named(self, question: str) -> Named | None:
+        """What `question` names when it is exactly a paper's title (folded) or an author's
+        name with a given name or initial; None otherwise."""
+        if len(question) <= MAX_TITLE_CHARS and (rows := self._title_rows(title_key(question))):
+            return Named("title", (" ".join(question.split()),), tuple(int(r) for r in rows))
+        if len(question) > MAX_NAME_CHARS:
+            return None
+        entries = self.entries(question, given=True)
+        if not entries:
+            return None
+        rows = sorted({int(row) for entry in entries for row in self._rows_of(entry)})
+        names = dict.fromkeys(self._spelling(entry) for entry in entries)
+        return Named("author", tuple(names), tuple(rows))
+
+    def suggestions(self, limit: int) -> list[str]:
+        """At most `limit` authors' names as the corpus spells them, most papers first."""
+        return [self._spelling(int(entry)) for entry in self._ordered()[:limit]]
+
+
+class AuthorTable(Lookups):
     """The authors of `papers`: each distinct folded name (corpus.authors.Name) with the first
     spelling met and the rows of its papers; filed under its family name keys."""
 
     def __init__(self, papers: Sequence[Paper]) -> None:
         self._entries: dict[Name, int] = {}
         self._names: list[Name] = []
+        self.sources: list[str] = []  # each entry's name as first written, as parse_name reads it
         self._spelled: list[str] = []
-        self._rows: list[list[int]] = []
-        self._filed: dict[str, list[int]] = {}
-        self._titles: dict[str, list[int]] = {}
+        self.entry_rows: list[list[int]] = []
+        self.filed: dict[str, list[int]] = {}
+        self.titles: dict[str, list[int]] = {}
         self._order: list[int] | None = None
         self._written: dict[str, int] = {}  # a name as a paper writes it -> its entry (-1: none)
         read = getattr(papers, "authored", None)  # an index's PaperList: no Paper made
@@ -69,7 +130,7 @@ class AuthorTable:
                 self._add(author, row)
             key = title_key(title)
             if key and not derived:
-                self._titles.setdefault(key, []).append(row)
+                self.titles.setdefault(key, []).append(row)
 
     def _add(self, author: str, row: int) -> None:
         entry = self._written.get(author)  # most names recur: each spelling parsed once
@@ -78,7 +139,7 @@ class AuthorTable:
             self._written[author] = entry
         if entry < 0:
             return
-        rows = self._rows[entry]
+        rows = self.entry_rows[entry]
         if not rows or rows[-1] != row:
             rows.append(row)
 
@@ -91,50 +152,40 @@ class AuthorTable:
         if entry is None:
             entry = self._entries[name] = len(self._spelled)
             self._names.append(name)
-            self._spelled.append(" ".join(author[:MAX_NAME_CHARS].split()))
-            self._rows.append([])
+            self.sources.append(author[:MAX_NAME_CHARS])
+            self._spelled.append(spelling(author))
+            self.entry_rows.append([])
             for key in name.keys:
-                self._filed.setdefault(key, []).append(entry)
+                self.filed.setdefault(key, []).append(entry)
         return entry
 
-    def entries(self, text: str, *, given: bool = False) -> list[int]:
-        """The authors `text` may name (every reading of it), most papers first; with `given`
-        only readings that carry a given name or initial count (a question: 'Levine' alone
-        could be a word)."""
-        found: set[int] = set()
-        for reading in name_readings(text):
-            if given and not reading.given:
-                continue
-            found.update(entry for key in reading.keys for entry in self._filed.get(key, ())
-                         if reading.matches(self._names[entry]))
-        return sorted(found, key=lambda entry: (-len(self._rows[entry]), entry))
+    def _filed(self, key: str) -> Sequence[int]:
+        return self.filed.get(key, ())
 
-    def rows(self, names: Sequence[str]) -> np.ndarray:
-        """Rows (ascending) of the papers of any author any of `names` may name."""
-        rows = {row for text in names for entry in self.entries(text) for row in self._rows[entry]}
-        return np.array(sorted(rows), dtype=np.int64)
+    def _name(self, entry: int) -> Name:
+        return self._names[entry]
 
-    def named(self, question: str) -> Named | None:
-        """What `question` names when it is exactly a paper's title (folded) or an author's
-        name with a given name or initial; None otherwise."""
-        if len(question) <= MAX_TITLE_CHARS and (rows := self._titles.get(title_key(question))):
-            return Named("title", (" ".join(question.split()),), tuple(rows))
-        if len(question) > MAX_NAME_CHARS:
-            return None
-        entries = self.entries(question, given=True)
-        if not entries:
-            return None
-        rows = sorted({row for entry in entries for row in self._rows[entry]})
-        names = dict.fromkeys(self._spelled[entry] for entry in entries)
-        return Named("author", tuple(names), tuple(rows))
+    def _rows_of(self, entry: int) -> Sequence[int]:
+        return self.entry_rows[entry]
 
-    def suggestions(self, limit: int) -> list[str]:
-        """At most `limit` authors' names as the corpus spells them, most papers first (the
-        order sorted once; two threads asking first may both sort, alike)."""
+    def _spelling(self, entry: int) -> str:
+        return self._spelled[entry]
+
+    def _title_rows(self, key: str) -> Sequence[int]:
+        return self.titles.get(key, ())
+
+    def _ordered(self) -> Sequence[int]:
+        """Entries most papers first, then by spelling (sorted once; two threads asking first
+        may both sort, alike)."""
         if self._order is None:
             self._order = sorted(range(len(self._spelled)), key=lambda entry: (
-                -len(self._rows[entry]), self._spelled[entry]))
-        return [self._spelled[entry] for entry in self._order[:limit]]
+                -len(self.entry_rows[entry]), self._spelled[entry]))
+        return self._order
+
+
+def spelling(author: str) -> str:
+    """A name as the app shows it: its first MAX_NAME_CHARS characters, spaces collapsed."""
+    return " ".join(author[:MAX_NAME_CHARS].split())
 
 
 def title_key(title: str) -> str:
@@ -142,19 +193,3 @@ def title_key(title: str) -> str:
     than identity.TITLE_MIN_LETTERS letters: 'Introduction' names no paper)."""
     key = "".join(title_words(title[:MAX_TITLE_CHARS]))
     return key if len(key) >= TITLE_MIN_LETTERS else ""
-
-
-class Lazy:
-    """An AuthorTable made once, on first use, whichever thread asks first (the others wait)."""
-
-    def __init__(self, papers: Sequence[Paper]) -> None:
-        self._papers = papers
-        self._table: AuthorTable | None = None
-        self._lock = threading.Lock()
-
-    def get(self) -> AuthorTable:
-        if self._table is None:
-            with self._lock:
-                if self._table is None:
-                    self._table = AuthorTable(self._papers)
-        return self._table

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -12,7 +12,8 @@ import numpy as np
 
 from explorer.corpus.authors import MAX_NAME_CHARS
 from explorer.corpus.papers import Paper, facet_values, source_file
-from explorer.ranking.authors import AuthorTable, Lazy
+from explorer.ranking.author_arrays import Lazy
+from explorer.ranking.authors import Lookups
 from explorer.ranking.facets import FacetColumns, FacetSpec, facet_spec
 
 MAX_AUTHORS = 20  # names in one author filter
@@ -60,17 +61,19 @@ class FacetTable:
     from the papers on first use (a search without filters needs none of them: the CLI's
     cold start). Two threads reading one at once at first may both compute it, alike."""
 
-    def __init__(self, papers: Sequence[Paper], stored: Any = None) -> None:
+    def __init__(self, papers: Sequence[Paper], stored: Any = None,
+                 arrays: Mapping[str, np.ndarray] | None = None) -> None:
         """`stored`: the index's facet values (extras FACETS), which `values` then gives
-        without reading the papers; anything but facet_values' shape is ignored."""
+        without reading the papers; anything but facet_values' shape is ignored. `arrays`:
+        the index's named arrays (the author table a build stored, ranking/author_arrays.py)."""
         self.count = len(papers)
         self._papers = papers
         self._stored = stored if isinstance(stored, dict) else {}
-        self._authors = Lazy(papers)
+        self._authors = Lazy(papers, arrays)
         self.columns = FacetColumns(papers, self._stored.get("fields"))
 
     @property
-    def authors(self) -> AuthorTable:
+    def authors(self) -> Lookups:
         """Who wrote which paper (ranking/authors.py), made once on first use, thread-safe."""
         return self._authors.get()
 
