@@ -97,7 +97,7 @@ def trail_ui(explorer: Explorer, location: Location, trail: tuple[Step, ...]) ->
 
 def trail_button(explorer: Explorer, location: Location, trail: tuple[Step, ...],
                  step: Step) -> None:
-    button(escape_markdown(step_label(explorer, step)), go_to(location, step),
+    button(escape_markdown(step_label(explorer, step, 28)), go_to(location, step),
            key=f"trail-{trail.index(step)}", width="content",
            type="primary" if step == step_of(location) else "secondary",
            icon=":material/search:" if step[0] == "q" else ":material/article:")
