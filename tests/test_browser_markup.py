@@ -52,7 +52,7 @@ def test_a_card_shows_latex_markup_as_text_and_math_as_math(browser, markup_app)
     _settled(page)
     card = page.locator(CARDS).first
     card.get_by_text("Memorisation and generalization").wait_for()
-    card.get_by_text("Abstract", exact=True).click()  # the row's popover: its abstract
+    card.get_by_role("button", name="Abstract").click()  # the row's popover: its abstract
     body = page.locator("[data-testid=stPopoverBody]")
     body.get_by_text("for every trained network").first.wait_for()
     text = card.inner_text() + body.inner_text()

@@ -67,8 +67,8 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
             button("Similar papers", replace(location, page=PAPER, paper_id=hit.paper_id),
                    key=f"{key}-similar", icon=":material/explore:", type="tertiary")
             with st.popover("Abstract", icon=":material/more_horiz:", help=DETAILS_HELP):
-                details_ui(location, hit, key, spans, note)
-        facts = page.facts_markdown(hit.paper)
+                details_ui(location, hit, key, spans)
+        facts = page.facts_markdown(hit.paper, [note])  # why it matched: one short note
         if facts:
             st.caption(facts)
         snippet = explanations.snippet_markdown(hit.paper, spans)
@@ -76,12 +76,10 @@ def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> 
             st.container(key=f"snippet-{key}").markdown(snippet)
 
 
-def details_ui(location: Location, hit: Hit, key: str, spans, note: str) -> None:
-    """What a row shows on demand: the abstract (highlighted), why it matched, the marks and
-    the collections it may join."""
+def details_ui(location: Location, hit: Hit, key: str, spans) -> None:
+    """What a row shows on demand: the abstract (highlighted), the marks and the collections
+    it may join."""
     st.markdown(rich_markdown(hit.paper.abstract, spans))
-    if note:
-        st.caption(note)
     with st.container(horizontal=True):
         mark_buttons_ui(location, hit.paper_id, key)
     add_to_collection_ui(hit.paper_id, key)
