@@ -55,7 +55,7 @@ def mark_buttons_ui(location: Location, paper_id: str, key: str) -> None:
 
 def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> None:
     """One result row: title (marked when this session opened it), strength, the paper's
-    facts and its best sentence; the abstract, why it matched (`note`) and the actions on
+    facts (and why it matched: `note`) and its best sentence; the abstract and the actions on
     demand (the row's "Abstract" popover)."""
     seen = visited(hit.paper_id)
     with st.container(border=True, key=f"card-{key}"):
