@@ -225,8 +225,8 @@ def test_without_sentence_vectors_every_card_is_highlighted_as_a_stored_build_wo
         build([corpus], out, "default", sentences=stored)
         app = ask(run_app(out, monkeypatch), "machine learning")
         assert not any("no sentence vectors" in c.value for c in app.caption)
-        abstracts = [expander for expander in app.expander if expander.label == "Abstract"]
-        assert len(abstracts) == 10 and all(_lit(expander.markdown) for expander in abstracts)
+        abstracts = [box for box in app.get("popover") if box.proto.popover.label == "Abstract"]
+        assert len(abstracts) == 10 and all(_lit(box.markdown) for box in abstracts)
         pages[stored] = [m.value for m in app.markdown if ":yellow-background[" in m.value]
     assert pages[False] == pages[True]
 

@@ -84,10 +84,11 @@ def test_paste_upload_check_mark_and_export(browser, app, seeds_index, tmp_path)
     assert page.locator("[data-testid=stMain] b").count() == 0  # the draft's <b> is text
     first = page.locator(CARDS).first
     first_title = first.locator("strong").first.inner_text()
-    first.get_by_role("button", name="More like this").click()
-    first.get_by_role("button", name="More like this ✓").wait_for()
+    first.get_by_role("button", name="Abstract").click()  # the row's popover: its actions
+    page.locator("[data-testid=stPopoverBody]").get_by_role("button", name="More like this").click()
     export = page.get_by_role("button", name="BibTeX of the 1 marked to add")
     export.wait_for()
+    page.keyboard.press("Escape")
     export.scroll_into_view_if_needed()
     settle(page, "32-draft-marked")
     for label, suffix in (("BibTeX", "bib"), ("RIS", "ris"), ("CSL-JSON", "json")):

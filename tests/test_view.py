@@ -19,6 +19,8 @@ from explorer.ranking.calibration import PAPERS, QUESTIONS
 from explorer.ui.links import Location
 from explorer.ui.page import (
     build_key,
+    corpus_markdown,
+    example_questions,
     fit_to_corpus,
     loaded_facts,
     meta_parts,
@@ -33,7 +35,7 @@ from explorer.ui.page import (
 from explorer.ui.public import corpus_root, public_message, public_paper, safe_url, source_names
 from explorer.ui.results import Memo, ranked
 from explorer.ui.text import HIGHLIGHT, WORD_JOINER, escape_markdown, math_spans, plain, rich_markdown
-from explorer.ui.trail import go_to, push, step_label, step_of
+from explorer.ui.trail import go_to, push, step_label, step_of, trail_parts
 from tests.app_fixtures import small_index  # noqa: F401 (fixture)
 
 
@@ -137,7 +139,9 @@ def test_facts_about_papers_and_the_index():
     paper = Paper(paper_id="p", title="t", title_is_derived=False, abstract="a",
                   authors=("A", "B", "C", "D"), year=2020, venue="V",
                   sources=("data/x.jsonl:1", "data/x.jsonl:9"))
-    assert meta_parts(paper) == ["V", "2020", "A, B, C et al.", "from x.jsonl"]
+    assert meta_parts(paper) == ["A, B, C et al.", "V", "2020", "from x.jsonl"]
+    assert meta_parts(dataclasses.replace(paper, status="rejected"))[:4] == [
+        "A, B, C et al.", "V", "2020", "rejected"]  # title, authors, venue/year/status
     facts = loaded_facts(_manifest(count=91908, built_at="2026-11-29T23:22:33+0000",
                                    model=ModelInfo(384, "sentence-transformers/all-MiniLM-L6-v2"),
                                    index_type="flat", inputs=("seeds",)))
@@ -297,3 +301,36 @@ def test_a_cards_caption_names_shared_terms_only():
     assert terms_note(["graph"]) == "shared terms: *graph*"
     assert terms_note([]) == ""
     assert terms_note(["*x*"]) == "shared terms: *\\*x\\**"  # corpus words stay text
+
+
+def test_the_start_page_says_what_the_corpus_is_and_asks_questions_about_its_topics():
+    corpus_map = {"topics": [
+        {"id": 0, "label": "Generative adversarial networks", "terms": ["gan", "generator"],
+         "size": 90, "area": 0},
+        {"id": 1, "label": "Mode collapse", "terms": ["mode"], "size": 80, "area": 0},
+        {"id": 2, "label": "topic 2", "terms": ["x"], "size": 70, "area": 1},
+        {"id": 3, "label": "GANs for text", "terms": ["text"], "size": 60, "area": 2},
+        {"id": 4, "label": "Graph neural networks", "terms": ["graph"], "size": 50, "area": 3}]}
+    questions = example_questions(corpus_map, count=4)
+    assert questions[:3] == ["What are the main approaches to generative adversarial networks?",
+                             "What are recent advances in GANs for text?",
+                             "Which open problems remain in graph neural networks?"]
+    assert "mode collapse" in questions[3]  # one per area first, then the next largest
+    assert all(q.endswith("?") and q[0].isupper() for q in questions)
+    assert example_questions(None) == [] and example_questions({"topics": [
+        {"id": 0, "label": "all papers", "terms": [], "size": 3}]}) == []
+    facets = {"venues": ["ICLR 2017", "NeurIPS 2018", "<b>*x*</b>"], "years": [2017, 2018]}
+    text = corpus_markdown(_manifest(count=3160, built_at="2026-11-29T23:22:33+0000",
+                                     model=ModelInfo(384, "sentence-transformers/all-MiniLM-L6-v2"),
+                                     index_type="flat", inputs=("v",)), facets)
+    for part in ("**3,160 papers**", "3 venues (ICLR 2017, NeurIPS 2018", "2017–2018",
+                 escape_markdown("all-MiniLM-L6-v2"), escape_markdown("built 2026-11-29 23:22 UTC")):
+        assert part in text
+    assert "*x*</b>" not in text and escape_markdown("<b>*x*</b>") in text
+
+
+def test_the_trail_shows_its_last_steps_and_folds_the_rest():
+    trail = tuple(("q", f"question {n}") for n in range(9))
+    earlier, recent = trail_parts(trail, shown=4)
+    assert earlier == trail[:5] and recent == trail[5:]
+    assert trail_parts(trail[:2], shown=4) == ((), trail[:2])

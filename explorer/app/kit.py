@@ -1,28 +1,29 @@
-"""What the app's pages are made of: the page record, the callbacks' wrapper (`reported`),
-navigation (`go`, `button`) and the result cards."""
+"""What the app's pages are made of: the page record, navigation (`button`; `go` and the
+callbacks' wrapper `reported` are moves.py's) and the result rows."""
 
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from explorer.errors import ExplorerError
+from explorer.app.history import visited
+from explorer.app.moves import go, reported  # noqa: F401 (the pages' names for them)
+from explorer.features.collections.page import add_to_collection_ui
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import Lights
 from explorer.features.exports import ui as exports
 from explorer.features.versions.ui import versions_markdown
 from explorer.query.engine import Explorer, Hit
-from explorer.ui import page, public, trail
+from explorer.ui import page, public
 from explorer.ui.export import to_csv
 from explorer.ui.links import PAPER, Location
-from explorer.ui.text import escape_markdown, rich_markdown
-from explorer.ui.trail import step_of
+from explorer.ui.text import rich_markdown
 
-LOG = logging.getLogger("paper_explorer.app")
+VISITED = " :violet-badge[:material/history: visited]"
+DETAILS_HELP = "The abstract, why it matched, marking it, adding it to a collection"
 
 
 @dataclass(frozen=True)
@@ -35,32 +36,6 @@ class Page:
     show: Callable[[Explorer, Location, str, str], None]
     label: str | None = None
     icon: str | None = None
-
-
-# -- callbacks: each one `reported` ------------------------------------------------------------------
-def reported(callback: Callable[..., None]) -> Callable[..., None]:
-    """`callback` as a widget's callback: a failure shows a plain message at the top of the page
-    (the traceback goes to the server log), never Streamlit's error page (callbacks run before
-    the script, outside shell.run()'s handler). Every callback of the app is one (test_callbacks.py)."""
-    @functools.wraps(callback)
-    def run(*args, **kwargs) -> None:
-        try:
-            callback(*args, **kwargs)
-        except ExplorerError as exc:
-            st.session_state.action_error = escape_markdown(public.public_message(str(exc)))
-        except Exception as exc:  # a plain message here, the traceback in the server log
-            LOG.exception("callback %s failed", getattr(callback, "__name__", "?"))
-            st.session_state.action_error = page.action_failed(exc)
-    return run
-
-
-@reported
-def go(location: Location) -> None:
-    """Show `location` (a widget's callback): add it to the trail, sync the search boxes."""
-    st.session_state.location = location
-    st.session_state.trail = trail.push(st.session_state.trail, step_of(location))
-    st.session_state.query_box, st.session_state.steer_box = location.query, location.steer
-    st.session_state.map_version = st.session_state.get("map_version", 0) + 1
 
 
 def button(label: str, target: Location, **options) -> None:
@@ -80,23 +55,35 @@ def mark_buttons_ui(location: Location, paper_id: str, key: str) -> None:
 
 
 def hit_ui(location: Location, hit: Hit, key: str, spans=(), note: str = "") -> None:
-    """One result card: title, score, facts, best sentence, expandable abstract, actions."""
+    """One result row: title (marked when this session opened it), strength, the paper's
+    facts (and why it matched: `note`) and its best sentence; the abstract and the actions on
+    demand (the row's "Abstract" popover)."""
+    seen = visited(hit.paper_id)
     with st.container(border=True, key=f"card-{key}"):
-        head, score = st.columns([4, 1.6], vertical_alignment="top")  # room for "strong match"
-        head.markdown(f"{hit.rank}\\. {page.title_markdown(hit.paper)}")
-        score.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit))
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+            st.container(key=f"title-{'seen-' * seen}{key}").markdown(
+                f"{hit.rank}\\. {page.title_markdown(hit.paper)}" + VISITED * seen)
+            st.markdown(f":blue-badge[{page.score_text(hit)}]", help=page.score_help(hit),
+                        width="content")
+            button("Similar papers", replace(location, page=PAPER, paper_id=hit.paper_id),
+                   key=f"{key}-similar", icon=":material/explore:", type="tertiary")
+            with st.popover("Abstract", icon=":material/more_horiz:", help=DETAILS_HELP):
+                details_ui(location, hit, key, spans)
         facts = page.facts_markdown(hit.paper, [note, versions_markdown(hit.versions)])
-        snippet = explanations.snippet_markdown(hit.paper, spans)
         if facts:
             st.caption(facts)
+        snippet = explanations.snippet_markdown(hit.paper, spans)
         if snippet:
-            st.markdown(snippet)
-        with st.expander("Abstract"):
-            st.markdown(rich_markdown(hit.paper.abstract, spans))
-        with st.container(horizontal=True):
-            button("Similar papers", replace(location, page=PAPER, paper_id=hit.paper_id),
-                   key=f"{key}-similar", icon=":material/explore:")
-            mark_buttons_ui(location, hit.paper_id, key)
+            st.container(key=f"snippet-{key}").markdown(snippet)
+
+
+def details_ui(location: Location, hit: Hit, key: str, spans) -> None:
+    """What a row shows on demand: the abstract (highlighted), the marks and the collections
+    it may join."""
+    st.markdown(rich_markdown(hit.paper.abstract, spans))
+    with st.container(horizontal=True):
+        mark_buttons_ui(location, hit.paper_id, key)
+    add_to_collection_ui(hit.paper_id, key)
 
 
 def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], prefix: str,
@@ -107,11 +94,12 @@ def hits_ui(location: Location, hits: Sequence[Hit], lights: Iterator[Lights], p
 
 
 def downloads_ui(items: Sequence, root: str, name: str, key: str) -> None:
-    """CSV and the citation formats of `items` (hits or papers), as download buttons."""
+    """CSV and the citation formats of `items` (hits or papers), as download buttons in a
+    "Download" popover (one small button above the rows)."""
     if not items:
         return
     items = public.public_items(items, root)
-    with st.container(horizontal=True):
+    with st.popover("Download", icon=":material/download:"), st.container(horizontal=True):
         st.download_button("CSV", to_csv(items), f"{name}.csv", "text/csv", key=f"{key}-csv",
                            icon=":material/download:", on_click="ignore")
         citations_ui(items, name, key)

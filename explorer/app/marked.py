@@ -43,12 +43,11 @@ def marked_ui(explorer: Explorer, location: Location, root: str, hint: str) -> N
     if location.like or location.steer.strip():  # like the liked, unlike the unliked, steered
         hits = ranked(explorer, location, "recommend", location.like, location.unlike, location.steer)
         st.markdown("#### Recommended from the marked set")
-        chart = st.empty()
         downloads_ui(hits, root, "recommendations", "recs")
         # each card's sentence closest to the steering words, else to the liked papers
         hits_ui(location, hits, lit(explorer, hits, location.steer, top_k=1, like=location.like),
                 "r", terms=False)
-        years_ui(chart, explorer, location, "recommend", location.like, location.unlike,
+        years_ui(st.empty(), explorer, location, "recommend", location.like, location.unlike,
                  location.steer)
 
 

@@ -49,10 +49,9 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     references_part(explorer, location)
     hits = ranked(explorer, location, "similar", paper.paper_id)
     st.markdown("#### Similar papers")
-    chart = st.empty()
     downloads_ui(hits, root, f"similar-to-{paper.paper_id}", "similar")
     hits_ui(location, hits, lit(explorer, hits, other_id=paper.paper_id), "n")
-    years_ui(chart, explorer, location, "similar", paper.paper_id)
+    years_ui(st.empty(), explorer, location, "similar", paper.paper_id)
 
 
 PAGE = Page(PAPER, paper_ui)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.app import ask, marked, paper
+from explorer.app import ask, history, marked, paper, style
 from explorer.app.kit import button, go, reported
 from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
@@ -21,9 +21,9 @@ from explorer.features.topics import page as topics_page
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import page, public
-from explorer.ui.links import ASK, MAX_AUTHORS, Location, encode, link
+from explorer.ui.links import ASK, MAX_AUTHORS, Location, link
 from explorer.ui.text import escape_markdown
-from explorer.ui.trail import Step, go_to, push, step_label, step_of
+from explorer.ui.trail import Step, go_to, step_label, step_of, trail_parts
 
 TOP_K_CHOICES = [5, 10, 20, 50, 100]
 AUTHOR_SUGGESTIONS = 2_000  # the most prolific authors' names offered (any other may be typed)
@@ -40,19 +40,6 @@ def load_explorer(folder: str, build_key: str, model: str | None = None) -> Expl
     """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
     `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""
     return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
-
-
-# -- the location: one per session, mirrored in the URL ---------------------------------------------
-def session_location(explorer: Explorer, facets: dict) -> tuple[Location, str | None]:
-    """The session's location; on its first run the one the URL names (the widgets set to it),
-    with a notice naming the link's paper ids that the index lacks."""
-    if "location" in st.session_state:
-        return st.session_state.location, None
-    params = {key: st.query_params.get_all(key) for key in st.query_params}
-    location, unknown = page.opened(params, facets, explorer)
-    st.session_state.update(location=location, trail=push((), step_of(location)),
-                            **page.widget_values(facets, location, TOP_K_CHOICES))
-    return location, public.unknown_notice(unknown) if unknown else None
 
 
 @reported
@@ -99,14 +86,26 @@ def filters_ui(facets: dict, location: Location, suggested: list[str]) -> Locati
 
 
 def trail_ui(explorer: Explorer, location: Location, trail: tuple[Step, ...]) -> None:
+    """The last steps of the trail on one row; the earlier ones folded in a popover."""
     if len(trail) < 2:
         return
-    with st.container(horizontal=True, gap="small"):
-        st.caption("Trail:")
-        for number, step in enumerate(trail):
-            button(escape_markdown(step_label(explorer, step)), go_to(location, step),
-                   key=f"trail-{number}", type="primary" if step == step_of(location) else "secondary",
-                   icon=":material/search:" if step[0] == "q" else ":material/article:")
+    earlier, recent = trail_parts(trail)
+    with st.container(horizontal=True, gap="small", key="trail"):
+        st.caption("Trail:", width="content")
+        if earlier:
+            with st.popover(f"{len(earlier)} earlier", icon=":material/history:"):
+                for step in earlier:
+                    trail_button(explorer, location, trail, step)
+        for step in recent:
+            trail_button(explorer, location, trail, step)
+
+
+def trail_button(explorer: Explorer, location: Location, trail: tuple[Step, ...],
+                 step: Step) -> None:
+    button(escape_markdown(step_label(explorer, step, 28)), go_to(location, step),
+           key=f"trail-{trail.index(step)}", width="content",
+           type="primary" if step == step_of(location) else "secondary",
+           icon=":material/search:" if step[0] == "q" else ":material/article:")
 
 
 def error_ui(exc: ExplorerError, folder: str) -> None:
@@ -129,7 +128,8 @@ def skip_repl_check() -> None:
 def run() -> None:
     """Draw the page of this session's location (streamlit_app.py runs it on every rerun)."""
     skip_repl_check()
-    st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="centered")
+    st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="wide")
+    style.style_ui()
     if failed := st.session_state.pop("action_error", None):  # from a callback (`reported`)
         st.error(failed, icon=":material/error:")
     folder = DEFAULT_INDEX_DIR
@@ -147,7 +147,7 @@ def run() -> None:
 def app_ui(folder: str, model: str | None = None) -> None:
     explorer = load_explorer(folder, page.build_key(read_manifest(Path(folder))), model)
     facets = public.public_facets(explorer)
-    location, notice = session_location(explorer, facets)
+    location, notice = history.session_location(explorer, facets, TOP_K_CHOICES)
     location = sidebar_ui(explorer, location, facets)
     st.session_state.location = location  # with the filters picked in the sidebar
     if notice:
@@ -156,6 +156,6 @@ def app_ui(folder: str, model: str | None = None) -> None:
                   placeholder=page.PLACEHOLDER, label_visibility="collapsed",
                   max_chars=MAX_QUESTION_CHARS)  # a pasted abstract fits; query_note: the rest
     trail_ui(explorer, location, st.session_state.trail)
-    st.query_params.from_dict(encode(location))
+    history.write_url(location)  # a new browser history entry when it moved
     show = {shown.name: shown.show for shown in PAGES}[location.page]
     show(explorer, location, facets["root"], page.public_hint(folder, explorer.manifest, facets["root"]))

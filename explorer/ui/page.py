@@ -32,9 +32,12 @@ ACTION_FAILED = ("That did not work because of an internal error (the server's l
 NOT_WRITTEN = ("That could not be saved: the server cannot write its files ({reason}); what was "
                "saved before is unchanged. Tell whoever runs this server (a full disk, or a "
                "folder it may not write to).")
-START = ("Ask in plain words, e.g. *which models can track group operations?*, or paste an "
-         f"abstract (the box takes {MAX_QUESTION_CHARS:,} characters). Or start from a topic of "
-         "this corpus:")
+START = ("Ask in plain words, or paste an abstract (the box takes "
+         f"{MAX_QUESTION_CHARS:,} characters). Or start from a question about one of its topics:")
+# Example questions: a topic's name fills each form in turn (any noun phrase reads well in all)
+QUESTION_FORMS = ("What are the main approaches to {name}?", "What are recent advances in {name}?",
+                  "Which open problems remain in {name}?", "How are methods for {name} evaluated?")
+SHOWN_VENUES = 8  # venues named on the start page (the count names them all)
 PLACEHOLDER = "Ask a question, e.g. how do transformers keep track of state?"
 NO_MATCH = "No paper matches the filters. Widen them in the sidebar."
 ASKED = wording.RESULTS_CAPTION  # the score is the fused one, not a cosine (explorer/wording.py)
@@ -153,10 +156,54 @@ def facts_markdown(paper: Paper, extra: Sequence[str] = ()) -> str:
 
 
 def example_questions(corpus_map: Mapping[str, Any] | None, count: int = 4) -> list[str]:
-    """Starting points taken from the corpus map's largest topics (their key terms)."""
-    topics = (corpus_map or {}).get("topics") or []
+    """Questions to start from: the names of the corpus map's largest topics, one topic per
+    area while areas last, each set in one of QUESTION_FORMS (unnamed topics skipped)."""
+    topics = [topic for topic in (corpus_map or {}).get("topics") or []
+              if _named(str(topic.get("label") or ""))]
     ranked = sorted(topics, key=lambda topic: -int(topic.get("size", 0)))
-    return [" ".join(topic["terms"][:3]) for topic in ranked if topic.get("terms")][:count]
+    firsts = {}  # the largest topic of each area, in size order
+    for topic in ranked:
+        firsts.setdefault(topic.get("area"), topic)
+    chosen = list(firsts.values()) + [t for t in ranked if t not in firsts.values()]
+    names = list(dict.fromkeys(_in_sentence(str(topic["label"])) for topic in chosen))[:count]
+    return [QUESTION_FORMS[n % len(QUESTION_FORMS)].format(name=name)
+            for n, name in enumerate(names)]
+
+
+def _named(label: str) -> bool:
+    """False for the stage's stand-in names ("topic 3", "all papers") and empty labels."""
+    words = label.split()
+    return bool(words) and label != "all papers" and not (
+        len(words) == 2 and words[0] in ("topic", "area") and words[1].isdigit())
+
+
+def _in_sentence(name: str) -> str:
+    """A topic's name inside a sentence: its first letter lower-cased unless the first word is
+    an acronym or a name's capital (GANs, ImageNet), whitespace collapsed."""
+    words = name.split()
+    first = words[0]
+    if sum(char.isupper() for char in first) == 1 and first[0].isupper():
+        words[0] = first[0].lower() + first[1:]
+    return " ".join(words)
+
+
+def corpus_markdown(manifest: Manifest, facets: Mapping[str, Sequence]) -> str:
+    """What the corpus is, for the start page: papers, venues, years, model, when it was built
+    (venue names and files escaped)."""
+    facts = loaded_facts(manifest)
+    parts = [f"**{facts['papers']} papers**"]
+    venues = list(facets.get("venues") or [])
+    if venues:
+        shown = ", ".join(escape_markdown(v) for v in venues[:SHOWN_VENUES])
+        more = f" and {len(venues) - SHOWN_VENUES} more" if len(venues) > SHOWN_VENUES else ""
+        parts.append(f"{len(venues)} venue{'s' * (len(venues) != 1)} ({shown}{more})")
+    years = list(facets.get("years") or [])
+    if years:
+        parts.append(f"{years[0]}–{years[-1]}" if years[-1] != years[0] else str(years[0]))
+    parts.append(f"embedded with {escape_markdown(facts['model'])}")
+    if facts["built"]:
+        parts.append(f"built {escape_markdown(facts['built'])}")
+    return "This corpus: " + " · ".join(parts) + "."
 
 
 def query_note(query: str) -> str | None:
@@ -178,15 +225,17 @@ def score_help(hit: Hit) -> str:
 
 
 def meta_parts(paper: Paper) -> list[str]:
-    """Venue, year, authors and source files, as far as they are known."""
+    """Authors, venue, year, status and source files, as far as they are known."""
     parts = []
+    if paper.authors:
+        shown = ", ".join(paper.authors[:3])
+        parts.append(shown + (" et al." if len(paper.authors) > 3 else ""))
     if paper.venue:
         parts.append(paper.venue)
     if paper.year:
         parts.append(str(paper.year))
-    if paper.authors:
-        shown = ", ".join(paper.authors[:3])
-        parts.append(shown + (" et al." if len(paper.authors) > 3 else ""))
+    if paper.status:
+        parts.append(paper.status)
     files = sorted({source.rsplit(":", 1)[0].rsplit("/", 1)[-1] for source in paper.sources})
     if files:
         parts.append("from " + ", ".join(files[:3]) + (" …" if len(files) > 3 else ""))

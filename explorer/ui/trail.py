@@ -12,6 +12,7 @@ from explorer.ui.text import plain
 
 Step = tuple[str, str]  # ("q", question) or ("paper", paper_id)
 TRAIL_LIMIT = 12
+RECENT = 4  # the steps shown on the trail's row; the earlier ones are folded
 
 
 class PaperLookup(Protocol):
@@ -34,6 +35,13 @@ def push(trail: tuple[Step, ...], step: Step | None) -> tuple[Step, ...]:
     if step is None or step in trail:
         return trail
     return (trail + (step,))[-TRAIL_LIMIT:]
+
+
+def trail_parts(trail: tuple[Step, ...], shown: int = RECENT
+                ) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
+    """(earlier, recent): the trail's steps folded away, and its last `shown` steps."""
+    cut = max(len(trail) - shown, 0)
+    return trail[:cut], trail[cut:]
 
 
 def go_to(location: Location, step: Step) -> Location:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.app.kit import go, reported
+from explorer.app.moves import go, reported
 from explorer.errors import ExplorerError
 from explorer.features.collections import ui as saved
 from explorer.features.collections.records import MAX_NAME_CHARS
@@ -56,6 +56,8 @@ def on_collection(action, *args) -> None:
         return
     st.session_state.collection, st.session_state.collection_note = outcome.opened, (
         "success", outcome.message)
+    if outcome.opened is not None:  # the list shows the collection now open
+        st.session_state.collection_pick = outcome.opened.name
     if outcome.location != st.session_state.location:
         go(outcome.location)
 
@@ -79,7 +81,8 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
         with st.container(horizontal=True, vertical_alignment="bottom"):
             st.selectbox(saved.OPEN_LABEL, names, key="collection_pick",
                          format_func=lambda name: saved.option_label(name, name in catalog.read_only),
-                         placeholder=saved.NO_COLLECTIONS, disabled=not names)
+                         placeholder=saved.PICK if names else saved.NO_COLLECTIONS,
+                         disabled=not names)
             st.button("Open", key="collection-open", icon=":material/folder_open:", disabled=not names,
                       on_click=reported(lambda: on_collection(
                           saved.open_collection, st.session_state.collection_pick, location, explorer)))
@@ -89,6 +92,37 @@ def collections_ui(explorer: Explorer, location: Location) -> None:
             st.button("Save", key="collection-save", icon=":material/bookmark_add:",
                       disabled=shelf.waiting, on_click=reported(lambda: on_collection(
                           saved.save_new, st.session_state.collection_name, location)))
+
+
+def add_to_collection_ui(paper_id: str, key: str) -> None:
+    """A result row's 'add to a collection' (in its popover): the session's own collections."""
+    names = saved.addable(collection_shelf().catalog())
+    if not names:
+        st.caption(saved.NOTHING_TO_ADD_TO)
+        return
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox(saved.ADD_LABEL, names, key=f"{key}-pick",
+                     format_func=lambda name: saved.option_label(name, False))
+        st.button("Add", key=f"{key}-add", icon=":material/bookmark_add:",
+                  on_click=on_add, args=(paper_id, f"{key}-pick"))
+
+
+@reported
+def on_add(paper_id: str, box: str) -> None:
+    """Add `paper_id` to the collection picked in `box` (a callback); a toast says how it went.
+    Added to the collection open in this session: the paper is marked liked too (the open
+    collection is the liked set: saving it again keeps the paper)."""
+    opened = st.session_state.get("collection")
+    try:
+        message, now = saved.add_paper(collection_shelf(), st.session_state[box], paper_id, opened)
+    except ExplorerError as exc:
+        st.toast(saved.error_markdown(str(exc)), icon=":material/error:")
+        return
+    st.session_state.collection = now
+    st.toast(message, icon=":material/bookmark_added:")
+    location = st.session_state.location
+    if now is not opened and paper_id not in location.like:
+        go(location.mark(paper_id, True))
 
 
 def open_collection_ui(shelf: Shelf, opened: saved.Opened, location: Location) -> None:

@@ -29,6 +29,9 @@ NAME_LABEL = "Save the liked papers as a collection"
 NAME_HINT = "a name, e.g. thesis chapter 2"
 OPEN_LABEL = "Open a collection"
 NO_COLLECTIONS = "none saved yet: name the liked papers below to save them"
+PICK = "pick one"
+ADD_LABEL = "Add to a collection"
+NOTHING_TO_ADD_TO = "No collection of yours yet: save the liked papers on the Marked page first."
 OWNERS_MARK = " · the server owner's, read-only"
 READ_ONLY_NOTE = ("A collection of the server's owner: you can use it, not change it. Save the "
                   "marked papers under a new name to keep your own copy.")
@@ -122,6 +125,23 @@ def save_new(shelf: Shelf, name: str, location: Location) -> Outcome:
     return Outcome(location, Opened(collection.name, collection.revision, (), collection.uid),
                    f"Saved {papers_text(len(collection.paper_ids))} as "
                    f"**{name_markdown(collection.name)}**.")
+
+
+def add_paper(shelf: Shelf, name: str, paper_id: str, opened: Opened | None
+              ) -> tuple[str, Opened | None]:
+    """`paper_id` added to the session's own collection `name`: the message, and the open
+    collection (its revision moved on when it is the one added to, so that saving it again is
+    not refused as changed elsewhere)."""
+    collection = shelf.writable(name).add(name, [paper_id])
+    if opened is not None and opened.uid == collection.uid:
+        opened = replace(opened, revision=collection.revision)
+    return (f"Added to **{name_markdown(collection.name)}** "
+            f"({papers_text(len(collection.paper_ids))})."), opened
+
+
+def addable(catalog: Catalog) -> list[str]:
+    """The names of the collections a paper may be added to: the session's own."""
+    return [name for name in catalog.names() if name not in catalog.read_only]
 
 
 def save_changes(shelf: Shelf, opened: Opened, location: Location) -> Outcome:
