@@ -75,7 +75,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer): 
     shot(page, "03-second-step")
 
     page.get_by_role("button", name=QUESTION[:24]).click()  # the trail's first step
-    page.get_by_text("papers closest to your question").wait_for()
+    page.get_by_text("in the order of the score on their badges").wait_for()
     playwright_api.expect(box).to_have_value(QUESTION)
     page.get_by_role("button", name=EXPECTED_TITLE[:24]).click()  # the trail's second step
     heading(page, EXPECTED_TITLE).wait_for()
@@ -126,7 +126,7 @@ def test_html_and_script_in_an_abstract_stay_inert(browser, small_app):
     box = page.get_by_placeholder("Ask a question")
     box.fill("sanitisation of abstracts with script tags")
     box.press("Enter")
-    page.get_by_text("papers closest to your question").wait_for()
+    page.get_by_text("in the order of the score on their badges").wait_for()
     page.get_by_text("Abstract", exact=True).first.click()
     page.get_by_text("onerror=", exact=False).first.wait_for()
     shot(page, "10-inert-abstract-results")
@@ -178,7 +178,7 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, hostile
     box = page.get_by_placeholder("Ask a question")
     box.fill("verify your account before the session expires")
     box.press("Enter")
-    page.get_by_text("papers closest to your question").wait_for()
+    page.get_by_text("in the order of the score on their badges").wait_for()
     # Let the rerun finish first: the previous page's elements stay on screen, marked stale,
     # until the rerun replaces or removes them, so a list of expanders taken too early names
     # some that vanish (a click then waited 90 s for `.nth(10)` of ten).

@@ -48,7 +48,7 @@ def test_a_card_shows_latex_markup_as_text_and_math_as_math(browser, markup_app)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.set_default_timeout(WAIT)
     page.goto(f"{markup_app}/?q={QUESTION.replace(' ', '+')}")
-    page.get_by_text("papers closest to your question").wait_for()
+    page.get_by_text("in the order of the score on their badges").wait_for()
     _settled(page)
     card = page.locator(CARDS).first
     card.get_by_text("Memorisation and generalization").wait_for()

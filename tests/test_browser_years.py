@@ -39,6 +39,7 @@ def bar_years(page) -> list[int]:
 def click_bar(page, year: int) -> None:
     """Click the middle of `year`'s bar (Plotly's drag layer lies over the bars)."""
     number = bar_years(page).index(year)
+    page.locator(CHART).scroll_into_view_if_needed()  # drawn below the rows
     box = page.locator(f"{CHART} .bars .point").nth(number).bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
@@ -80,8 +81,8 @@ def test_a_click_on_a_year_narrows_the_results_and_clearing_restores(browser, ye
     cards = settled_cards(page, 10)
     before = page.locator(CARDS).all_inner_texts()
     shot(page, "years-01-results-and-chart")
-    # drawn after the cards (app/ask.py ask_ui), shown above them
-    assert page.locator(CHART).bounding_box()["y"] < cards.first.bounding_box()["y"]
+    # the rows first, the chart below them (issue 32: titles above the fold)
+    assert page.locator(CHART).bounding_box()["y"] > cards.first.bounding_box()["y"]
 
     years = bar_years(page)
     # the fullest year that is neither the corpus's first nor its last (a bound at the edge
@@ -137,7 +138,7 @@ def test_the_axis_labels_whole_years_and_the_corpus_marks(browser, years_app):
     box.fill(QUESTION)
     box.press("Enter")
     page.locator(f"{CHART} .xtick text").first.wait_for()
-    labels = page.locator(f"{CHART} .xtick text").all_inner_texts()
+    labels = page.locator(f"{CHART} .xtick text").all_text_contents()  # SVG: no innerText
     assert labels and all(re.fullmatch(r"(?:19|20)\d\d", label) for label in labels), labels
     assert len(set(labels)) == len(labels) and labels == sorted(labels)
     traces = page.evaluate(f"() => document.querySelector({CHART!r}).data.map(d => d.name)")

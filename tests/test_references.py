@@ -141,7 +141,7 @@ def test_explorer_show_lists_references_and_cited_by(built):
     assert [p["paper_id"] for p in record["references"]] == ["W1", "W2"]
     assert [p["paper_id"] for p in record["cited_by"]] == ["W4"]
     lines = text_lines(record)
-    assert sum(line.startswith("references: ") for line in lines) == 2
+    assert sum(line.startswith("cites: W") for line in lines) == 2
     assert sum(line.startswith("cited by: W4") for line in lines) == 1
     assert all("\x1b" not in line for line in lines)
     json.dumps(record)  # JSON as it is

@@ -142,11 +142,13 @@ def test_the_facets_are_stored_by_the_build_and_read_without_the_papers(venue_ex
     """The sidebar's filter values and the corpus's papers per year come from the index
     (extras FACETS), the same as from the papers, without parsing a record; an index built
     before them (or holding something else there) reads the papers."""
+    from explorer.corpus.facets import facet_counts
     from explorer.corpus.papers import facet_values
     from explorer.ranking.filters import FacetTable
 
     stored = venue_explorer.artifacts.extras["facets"]
-    assert stored == facet_values(venue_explorer.papers)
+    papers = list(venue_explorer.papers)
+    assert stored == {**facet_values(papers), "fields": facet_counts(papers)}
     assert stored["years"] == [2020, 2021, 2022, 2023, 2024] and stored["undated"] == 0
     assert stored["year_counts"] == [[year, 14 + (year < 2021)] for year in range(2020, 2025)]
     assert any(name.endswith("papers.jsonl") for name in stored["sources"])

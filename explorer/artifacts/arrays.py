@@ -68,9 +68,17 @@ class Arrays(Mapping[str, np.ndarray]):
         return len(self._loaded.keys() | self._later.keys())
 
 
+# numpy reads a .npy header with ast.literal_eval, and CPython 3.11.7's AST conversion is not
+# safe in two threads at once ("SystemError: AST constructor recursion depth mismatch": a load
+# beside a rebuild, two sessions opening arrays). One array read at a time: each index reads
+# each array once, so the lock is taken a few dozen times per index opened.
+_READS = threading.Lock()
+
+
 def read_array(handle: BinaryIO) -> np.ndarray:
     handle.seek(0)
-    return np.load(handle, allow_pickle=False)
+    with _READS:
+        return np.load(handle, allow_pickle=False)
 
 
 def check_sum(handle: BinaryIO, path: Path, entry: FileEntry, hint: str) -> None:

@@ -47,9 +47,9 @@ def text_lines(record: dict[str, Any]) -> list[str]:
     lines += ["", *textwrap.wrap(safe_text(abstract), WIDTH)]
     for version in record.get("versions", ()):
         lines.append(_titled("version", version, f"{_where(version)}"))
-    for kind in ("references", "cited_by"):
+    for kind, label in (("references", "cites"), ("cited_by", "cited by")):
         for paper in record.get(kind, ()):
-            lines.append(_titled(kind.replace("_", " "), paper, _where(paper)))
+            lines.append(_titled(label, paper, _where(paper)))
     for relative in record.get("relatives", ()):
         lines.append(_titled("relative", relative, f"cosine {relative['score']:.3f}"))
     if topic := record.get("topic"):
