@@ -14,6 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+# pandas imported whole here, under the import lock: plotly imports it on a figure's first
+# array through sys.modules, and a second session thread then met it half made
+# ("partially initialized module 'pandas' has no attribute 'Series'", test_sessions)
+import pandas  # noqa: F401
 import plotly.graph_objects as go
 
 from explorer.features.years.spread import (
