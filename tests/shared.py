@@ -6,12 +6,15 @@ or environment) still starts it with app_fixtures.streamlit_server."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from explorer import files
+from explorer.corpus.papers import Paper
 from explorer.features.collections.store import Collections
 from tests.app_fixtures import streamlit_server
 
@@ -42,3 +45,17 @@ def small_server(small_index: Path,
     store.create(*GHOST_COLLECTION)
     with streamlit_server(index, env={"EXPLORER_DATA": str(data)}) as url:
         yield url, store
+
+
+PAPERS_HINT = "explorer build SEEDS --out INDEX"  # the rebuild hint PaperList.read is given
+
+
+def papers_file(folder: Path) -> Path:
+    """The papers file an index folder's manifest names."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    return folder / manifest["files"]["papers"]["name"]
+
+
+def full_parse(path: Path) -> list[Paper]:
+    """Every record of a papers file parsed the plain way (what a PaperList must equal)."""
+    return [Paper.from_dict(record) for _, record in files.read_jsonl(path)]

@@ -14,23 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import files
 from explorer.artifacts import paper_list, store
 from explorer.artifacts.layout import PAPER_OFFSETS
 from explorer.artifacts.paper_list import PaperList, line_offsets
 from explorer.corpus.papers import Paper
 from explorer.query.engine import Explorer
-
-HINT = "explorer build SEEDS --out INDEX"
-
-
-def _papers_file(folder: Path) -> Path:
-    manifest = json.loads((folder / "manifest.json").read_text())
-    return folder / manifest["files"]["papers"]["name"]
-
-
-def _full_parse(path: Path) -> list[Paper]:
-    return [Paper.from_dict(record) for _, record in files.read_jsonl(path)]
+from tests.shared import PAPERS_HINT, full_parse, papers_file
 
 
 def test_a_build_stores_the_offsets_and_an_index_opens_without_scanning(index_copy: Path,
@@ -43,7 +32,7 @@ def test_a_build_stores_the_offsets_and_an_index_opens_without_scanning(index_co
 
     monkeypatch.setattr(paper_list, "_line_ends", refused)
     explorer = Explorer.open(index_copy)
-    assert list(explorer.papers) == _full_parse(_papers_file(index_copy))
+    assert list(explorer.papers) == full_parse(papers_file(index_copy))
     assert explorer.papers.ids() == [p.paper_id for p in explorer.papers]
 
 
@@ -62,13 +51,13 @@ def test_offsets_that_do_not_fit_the_file_are_not_used(tmp_path: Path, wrong: st
     offsets = {"shifted": good + 1, "short": good[:-3], "float": good.astype(np.float64),
                "none": None}[wrong]
     with path.open("rb") as handle:
-        read = PaperList.read(path, handle, HINT, offsets)
+        read = PaperList.read(path, handle, PAPERS_HINT, offsets)
     assert list(read) == papers
 
 
 def test_a_papers_file_without_a_file_number_still_reads():
     text = "".join(store.paper_lines([Paper("p0", "T", False, "A")]))
-    assert PaperList.read(Path("p.jsonl"), io.BytesIO(text.encode()), HINT)[0].paper_id == "p0"
+    assert PaperList.read(Path("p.jsonl"), io.BytesIO(text.encode()), PAPERS_HINT)[0].paper_id == "p0"
 
 
 def _anonymous_kib() -> int:
@@ -86,7 +75,7 @@ def test_the_papers_file_is_not_copied_into_the_process(tmp_path: Path):
     assert size > 40_000_000
     before = _anonymous_kib()
     with path.open("rb") as handle:
-        read = PaperList.read(path, handle, HINT, offsets)
+        read = PaperList.read(path, handle, PAPERS_HINT, offsets)
     grown = _anonymous_kib() - before
     assert grown * 1024 < size / 8, (grown, size)
     assert read[7_999] == papers[7_999] and len(read) == 8_000
@@ -95,7 +84,7 @@ def test_the_papers_file_is_not_copied_into_the_process(tmp_path: Path):
 def test_many_threads_read_one_fresh_list_alike(tmp_path: Path):
     path, papers = _written(tmp_path, 3_000)
     with path.open("rb") as handle:
-        read = PaperList.read(path, handle, HINT, line_offsets(path.read_bytes()))
+        read = PaperList.read(path, handle, PAPERS_HINT, line_offsets(path.read_bytes()))
     start, errors = threading.Barrier(16), []
 
     def reader(seed: int) -> None:

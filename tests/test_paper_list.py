@@ -17,17 +17,7 @@ from explorer.artifacts.paper_list import PaperList
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError
 from explorer.query.engine import Explorer
-
-HINT = "explorer build SEEDS --out INDEX"
-
-
-def _papers_file(folder: Path) -> Path:
-    manifest = json.loads((folder / "manifest.json").read_text())
-    return folder / manifest["files"]["papers"]["name"]
-
-
-def _full_parse(path: Path) -> list[Paper]:
-    return [Paper.from_dict(record) for _, record in files.read_jsonl(path)]
+from tests.shared import PAPERS_HINT, full_parse, papers_file
 
 
 def test_the_papers_are_those_of_a_full_parse_and_a_search_parses_few(index_copy: Path,
@@ -43,7 +33,7 @@ def test_the_papers_are_those_of_a_full_parse_and_a_search_parses_few(index_copy
     explorer = Explorer.open(index_copy)
     hits = explorer.search("graph neural networks", 3, feedback=False)
     assert len(hits) == 3 and len(parsed) < len(explorer.papers) // 2, len(parsed)
-    assert list(explorer.papers) == _full_parse(_papers_file(index_copy))
+    assert list(explorer.papers) == full_parse(papers_file(index_copy))
     assert explorer.papers[-1] == explorer.papers[len(explorer.papers) - 1]
     assert explorer.papers[2:5] == list(explorer.papers)[2:5]
     with pytest.raises(IndexError):
@@ -53,7 +43,7 @@ def test_the_papers_are_those_of_a_full_parse_and_a_search_parses_few(index_copy
 def test_a_bad_record_is_refused_when_read_naming_its_line(index_copy: Path):
     """A record the build wrote wrong (its checksum matches): the index opens, the other papers
     read, and that one says where it is and what to run."""
-    path = _papers_file(index_copy)
+    path = papers_file(index_copy)
     lines = path.read_bytes().split(b"\n")
     lines[4] = b'{"paper_id": "x", "no_such_field": 1}'
     lines[6] = b'{"paper_id": '
@@ -74,12 +64,12 @@ def test_blank_lines_a_bom_and_crlf_are_skipped_and_lines_keep_their_numbers():
     records = [Paper(f"p{i}", f"T{i}", False, f"A{i}").to_dict() for i in range(3)]
     text = ("\ufeff" + json.dumps(records[0]) + "\r\n\r\n" + json.dumps(records[1]) + "\n  \n"
             + '{"paper_id": 1\n' + json.dumps(records[2]))
-    papers = PaperList.read(Path("papers.jsonl"), io.BytesIO(text.encode()), HINT)
+    papers = PaperList.read(Path("papers.jsonl"), io.BytesIO(text.encode()), PAPERS_HINT)
     assert len(papers) == 4
     assert [papers[i].paper_id for i in (0, 1, 3)] == ["p0", "p1", "p2"]
     with pytest.raises(IndexInvalidError, match="papers.jsonl:5: not valid JSON"):
         papers[2]
-    assert len(PaperList.read(Path("empty.jsonl"), io.BytesIO(b""), HINT)) == 0
+    assert len(PaperList.read(Path("empty.jsonl"), io.BytesIO(b""), PAPERS_HINT)) == 0
 
 
 def test_threads_reading_at_once_share_one_paper_per_row(index_copy: Path):
@@ -110,7 +100,7 @@ def test_ids_are_read_without_parsing_the_records(monkeypatch):
     papers = [Paper(paper_id, f"T{i}", False, f"A{i}") for i, paper_id in enumerate(ids)]
     text = "".join(paper_lines(papers)) + json.dumps({"title": "T", "title_is_derived": False,
                                                       "abstract": "A", "paper_id": "last"})
-    listed = PaperList.read(Path("papers.jsonl"), io.BytesIO(text.encode()), HINT)
+    listed = PaperList.read(Path("papers.jsonl"), io.BytesIO(text.encode()), PAPERS_HINT)
     parsed: list[int] = []
     from_dict = Paper.from_dict.__func__
     monkeypatch.setattr(Paper, "from_dict",
@@ -143,12 +133,12 @@ def test_the_author_table_reads_what_the_papers_say_without_parsing_them(index_c
                                                                          monkeypatch):
     """PaperList.authored (the author and title table's reading) gives each record's authors,
     title and derived flag as its Paper does, and makes no Paper while it reads."""
-    full = _full_parse(_papers_file(index_copy))
+    full = full_parse(papers_file(index_copy))
     full[3] = dataclasses.replace(full[3], authors=("Jörg Müller", "S. Levine"))
     lines = [json.dumps(paper.to_dict()) for paper in full]
-    _papers_file(index_copy).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    papers = PaperList.read(_papers_file(index_copy), io.BytesIO(
-        _papers_file(index_copy).read_bytes()), HINT)
+    papers_file(index_copy).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    papers = PaperList.read(papers_file(index_copy), io.BytesIO(
+        papers_file(index_copy).read_bytes()), PAPERS_HINT)
     made: list[str] = []
     from_dict = Paper.from_dict.__func__
     monkeypatch.setattr(Paper, "from_dict",
