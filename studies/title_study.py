@@ -42,6 +42,7 @@ from explorer.corpus.titles import MAX_WORDS, derive_title
 from explorer.model.embedder import Embedder, resolve_model
 from explorer.settings import DEFAULT_MODEL
 from studies import titles_before
+from studies.reports import write_report
 
 BOOTSTRAP = 2000
 _NAMED = re.compile(r"^\s*(?P<name>[^:\s][^:]{0,40}?)\s*:\s+\S")
@@ -215,10 +216,7 @@ def main(argv: list[str] | None = None) -> dict:
     report = measure(papers, Embedder(resolve_model(DEFAULT_MODEL)))
     report.update(dataset=str(args.dataset), seed=args.seed, model=DEFAULT_MODEL)
     markdown = table(report, args.dataset.name, args.seed)
-    if args.out:
-        args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n",
-                                                 encoding="utf-8")
-        args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    write_report(args.out, report, markdown)
     print(markdown)
     return report
 

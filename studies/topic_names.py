@@ -43,6 +43,7 @@ from explorer.features.topics import stage as maps
 from explorer.features.topics import stage_names as names
 from explorer.features.topics import stage_naming as naming
 from explorer.features.topics import stage_phrases as text_phrases
+from studies.reports import write_report
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 
@@ -215,10 +216,7 @@ def main(argv: list[str] | None = None) -> dict:
         slice_name, _, folder = item.partition("=")
         report["slices"][slice_name] = study(Path(folder), known)
     markdown = table(report)
-    if args.out:
-        args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n",
-                                                 encoding="utf-8")
-        args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    write_report(args.out, report, markdown)
     print(markdown)
     return report
 

@@ -40,6 +40,7 @@ from explorer.artifacts.store import load_artifacts
 from explorer.eval.evaluate import machine
 from explorer.features.topics import stage as maps
 from explorer.features.topics import stage_names as topics
+from studies.reports import write_report
 
 ROMAN = re.compile(r"\s+(?:I{1,3}|IV|V|VI{0,3})$")
 SEED = 0
@@ -217,10 +218,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["venue"] = measure(vectors[mixed], {"venue": venue}, umap)
     report["names"] = names(vectors[rows], [found.papers[r] for r in rows])
     markdown = table(report)
-    if args.out:
-        args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n",
-                                                 encoding="utf-8")
-        args.out.with_suffix(".md").write_text(markdown, encoding="utf-8")
+    write_report(args.out, report, markdown)
     print(markdown)
     return report
 
