@@ -83,6 +83,48 @@ def test_resolve_finds_references_by_every_id(tmp_path: Path):
     assert rows["W5"] not in {int(b) for a, b in stored if a == rows["W5"]}  # no self-citation
 
 
+BIB = r"""@inproceedings{vaswani2017,
+  title = {Attention Is All You Need},
+  author = {Vaswani, Ashish and Shazeer, Noam},
+  year = {2017},
+  doi = {10.5555/attention},
+  abstract = {We propose a network architecture based solely on attention mechanisms.}
+}
+@article{devlin2019,
+  title = {Pre-training of Deep Bidirectional Transformers},
+  author = {Devlin, Jacob},
+  year = {2019},
+  cites = {vaswani2017; 10.9999/elsewhere},
+  abstract = {We pre-train deep bidirectional representations from unlabeled text.}
+}
+@misc{later2020,
+  title = {A Later Survey},
+  author = {Smith, Jane},
+  year = {2020},
+  references = {https://doi.org/10.5555/ATTENTION, devlin2019 devlin2019},
+  abstract = {We survey attention-based pre-training and its descendants.}
+}
+"""
+
+
+def test_reference_lists_name_the_works_an_entry_cites(tmp_path: Path):
+    """A .bib's `cites`/`references` field (ids by DOI or citation key, any separator) and a
+    CSL-JSON item's `references` list resolve like a service's references; ids outside the
+    corpus are left out and an id given twice counts once."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    csl = [{"id": "item-1", "type": "article-journal", "title": "Citing by CSL",
+            "abstract": "A CSL-JSON item that cites two works of the reference list above.",
+            "author": [{"family": "Doe", "given": "Ann"}],
+            "references": ["10.5555/attention", "later2020", 7]}]
+    (tmp_path / "items.json").write_text(json.dumps(csl), encoding="utf-8")
+    papers = read_corpus([tmp_path]).papers
+    by_key = {paper.title.split()[0]: paper.paper_id for paper in papers}
+    pairs = {(papers[a].title.split()[0], papers[b].title.split()[0]) for a, b in resolve(papers)}
+    assert pairs == {("Pre-training", "Attention"), ("A", "Attention"), ("A", "Pre-training"),
+                     ("Citing", "Attention"), ("Citing", "A")}
+    assert by_key["Attention"] == "10.5555/attention"
+
+
 def test_references_and_cited_by_are_stored_and_read(built):
     _, out = built
     explorer = Explorer.open(out)

@@ -32,6 +32,10 @@ __all__ = ["BibRecord", "Unparsed", "csl_record", "is_csl", "read_bibtex"]
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
 VENUE_FIELDS = ("journal", "booktitle", "journaltitle", "series")
 LOCAL_FIELDS = ("file", "pdf")  # attachment paths on the exporter's disk: never kept
+# Fields in which a .bib lists the works an entry cites (ids: DOIs, arXiv ids, citation keys),
+# separated by commas, semicolons or blanks; the build resolves them to the corpus's papers.
+CITES_FIELDS = ("cites", "references")
+_ID_BREAKS = re.compile(r"[,;\s]+")
 ARXIV_HINTS = ("note", "journal", "howpublished", "url", "doi", "eprint")
 # One piece of a `#` join and the `#` after it. Linear time: a try starts only where a piece
 # can (not inside a run of spaces or of a bare word, where it would meet the same end again)
@@ -103,6 +107,7 @@ def _bibtex_record(entry: Entry, strings: dict[str, str]) -> BibRecord:
         url=to_unicode(url) if "\\" in url else url,
         keywords=to_unicode(raw.get("keywords", "")),
         names=[n for n in (doi, arxiv, entry.key.strip()) if n],
+        references=[i for k in CITES_FIELDS for i in _ID_BREAKS.split(raw.get(k, "")) if i],
         original=tuple(original),
         status=stated_status(raw.get("pubstate", ""), raw.get("note", ""),
                              next((raw[k] for k in VENUE_FIELDS if raw.get(k)), "")),
@@ -166,7 +171,8 @@ def is_csl(record: dict[str, Any]) -> bool:
 def csl_record(record: dict[str, Any]) -> BibRecord:
     """A CSL-JSON item's fields (CSL's rich-text tags, <i> and the like, taken out of its
     title); the citation key is `citation-key`, or `id` if it is not a URI (Zotero writes item
-    URIs there)."""
+    URIs there); `references`, when a list of ids, the works it cites (no CSL variable lists
+    them; the key is the one this tool's JSON records use)."""
     def text(key: str) -> str:
         value = record.get(key)
         return value if isinstance(value, str) else str(value) if isinstance(value, int) else ""
@@ -181,6 +187,8 @@ def csl_record(record: dict[str, Any]) -> BibRecord:
         venue=_CSL_MARKUP.sub("", text("container-title")), url=text("URL"),
         keywords=text("keyword"), names=[n for n in (doi, arxiv, key.strip()) if n], original=(),
         place=(text("volume"), text("issue"), text("page")),
+        references=[r for r in refs if isinstance(r, str)]
+        if isinstance(refs := record.get("references"), list) else [],
         status=stated_status(text("status"), text("note"), text("container-title")),
     )
 

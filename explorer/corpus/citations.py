@@ -28,6 +28,11 @@ NAMING = ("openalex", "s2")  # external id schemes whose values name one work un
 def paper_keys(paper: Paper) -> set[str]:
     """Every key a reference may name `paper` by (see the module's note)."""
     keys = {paper.paper_id, *paper.aliases}
+    for name in (paper.paper_id, *paper.aliases):  # a reference list's DOI or arXiv id as id
+        if name.startswith("10.") and (doi := normalise_doi(name)):
+            keys.add("doi:" + doi)
+        elif found := arxiv_id(name):
+            keys.add("arxiv:" + found)
     for scheme, value in paper.external_ids:
         if scheme in NAMING:
             keys.add(value)

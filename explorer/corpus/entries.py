@@ -91,6 +91,7 @@ def to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, A
         entry["_names"], entry["original"] = list(record["names"]), record["original"]
         entry["_place"] = record.get("place", ())
         _describe(entry, record, None)
+        _cites(entry, record, notes)
     else:
         bag = FieldBag(notes)
         _describe(entry, record, bag)
@@ -140,6 +141,11 @@ def _identify(entry: dict[str, Any], record: dict[str, Any], notes: Counter) -> 
         entry["_ids"] = raw + [v for k, v in ids.items() if k in ("doi", "arxiv")]
     if ids:
         entry["external_ids"] = tuple(ids.items())
+    _cites(entry, record, notes)
+
+
+def _cites(entry: dict[str, Any], record: dict[str, Any], notes: Counter) -> None:
+    """The ids of the works the record cites (its `references` list), bounded and once each."""
     references = record.get("references")
     if isinstance(references, list) and references:
         kept = [item.strip()[:MAX_ID] for item in references[:MAX_REFERENCES]
