@@ -2,7 +2,7 @@
 
 NAME is one of: embed, query, build, wholebuild, coldstart, coldscale, coldparts, large, ndcg,
 app, ray, load, bib, years, profile, concurrent, explain, blas, targets, collections, abuse,
-mapdraw. Each prints a markdown table (the product's path beside a plain baseline measured in
+mapdraw, references. Each prints a markdown table (the product's path beside a plain baseline measured in
 the same run, with the ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See
 benchmarks/README.md.
 """
@@ -22,7 +22,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "profile": "benchmarks.profile", "concurrent": "benchmarks.concurrent",
               "explain": "benchmarks.explain", "blas": "benchmarks.blas",
               "targets": "benchmarks.targets", "collections": "benchmarks.collections",
-              "abuse": "benchmarks.abuse", "mapdraw": "benchmarks.map_draw"}
+              "abuse": "benchmarks.abuse", "mapdraw": "benchmarks.map_draw",
+              "references": "benchmarks.references"}
 
 
 def main(argv: list[str]) -> int:
