@@ -25,6 +25,10 @@ _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv"})
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "di", "da", "dos",
                         "du", "le", "la", "ter", "ten", "zu", "af"})
 _NOT_NAMES = frozenset({"others", "al", "etal", "et"})
+# Equal-contribution and affiliation marks papers put beside a name ('Wieland Brendel *',
+# 'Ze Liu(†)', 'Lihe Zhang¹'): never part of the name.
+MARKS = frozenset("*∗⁎†‡§¶‖#✝✉⁰¹²³⁴⁵⁶⁷⁸⁹")
+_AROUND_MARKS = MARKS | frozenset(" \t,;()[]{}^")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,23 @@ class Name:
         """The family names this name is filed under: the whole one, for one with a particle
         ('vandermaaten') its last word ('maaten'), and its umlauts written out."""
         return tuple(key for key in (self.family, self.tail, self.umlauts) if key)
+
+
+def strip_marks(text: str) -> str:
+    """`text` without the marks (MARKS, with the spaces, commas and brackets around them) at
+    either end: 'Wieland Brendel *' -> 'Wieland Brendel', '†Ze Liu' -> 'Ze Liu'; brackets or
+    commas with no mark among them are left ('Smith (Jr.)')."""
+    end = len(text)
+    while end and text[end - 1] in _AROUND_MARKS:
+        end -= 1
+    if MARKS.isdisjoint(text[end:]):
+        end = len(text)
+    start = 0
+    while start < end and text[start] in _AROUND_MARKS:
+        start += 1
+    if MARKS.isdisjoint(text[:start]):
+        start = 0
+    return text[start:end]
 
 
 def fold(word: str) -> str:

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from explorer.corpus.authors import strip_marks
 from explorer.corpus.bibliography import BibRecord
 from explorer.corpus.converted import Converted
 from explorer.corpus.fields import FieldBag, given
@@ -79,7 +80,8 @@ def to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, A
         "title": title or derive_title(abstract),
         "title_is_derived": not title,
         "abstract": abstract,
-        "authors": _as_list(record.get("authors") or record.get("author"), r";|\band\b"),
+        "authors": [name for name in map(strip_marks, _as_list(
+            record.get("authors") or record.get("author"), r";|\band\b")) if name],
         "year": year,
         "venue": None,
         "url": normalise(_text(record.get("url"))) or None,

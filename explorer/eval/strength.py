@@ -25,14 +25,22 @@ def reliability(explorer: Explorer, questions: Sequence[tuple[str, set[int]]],
                 vectors: np.ndarray) -> dict:
     """`questions`: (text, relevant rows), `vectors` (m, d) embedded as a search embeds them ->
     {"words": {word: {"hits", "relevant" (share, None without hits)}}, "questions",
-    "absent_lists", "absent_top_above_weak" (share, None without lists)}."""
+    "answered" (questions with a relevant hit in the first TOP), "answer_strong_or_good" (the
+    share of those whose first relevant hit reads "strong" or "good match"), "absent_lists",
+    "absent_top_above_weak" (share, None without lists)}."""
     counts = {word: [0, 0] for word in wording.WORDS}
-    above = absent = 0
+    above = absent = found = found_good = 0
     for (text, relevant), vector in zip(questions, vectors):
+        first = None  # the word of the list's first relevant hit
         for hit in explorer.search_vector(vector, TOP, text=text):
+            hit_relevant = explorer.row(hit.paper_id) in relevant
             if hit.strength in counts:
                 counts[hit.strength][0] += 1
-                counts[hit.strength][1] += explorer.row(hit.paper_id) in relevant
+                counts[hit.strength][1] += hit_relevant
+            if hit_relevant and first is None:
+                first = hit.strength
+        found += first is not None
+        found_good += first in wording.WORDS[:2]
         gone = versions(explorer.vectors, relevant)
         hits = explorer.search_vector(vector, TOP, exclude=gone, text=text)
         if hits and hits[0].strength is not None:
@@ -40,7 +48,9 @@ def reliability(explorer: Explorer, questions: Sequence[tuple[str, set[int]]],
             above += hits[0].strength != wording.WEAK
     return {"words": {word: {"hits": n, "relevant": round(r / n, 3) if n else None}
                       for word, (n, r) in counts.items()},
-            "questions": len(questions), "absent_lists": absent,
+            "questions": len(questions), "answered": found,
+            "answer_strong_or_good": round(found_good / found, 3) if found else None,
+            "absent_lists": absent,
             "absent_top_above_weak": round(above / absent, 3) if absent else None}
 
 
@@ -58,10 +68,13 @@ def strength_table(result: dict, title: str) -> str:
     rows = [[word, str(cell["hits"]), "-" if cell["relevant"] is None
              else f"{cell['relevant']:.0%}", wording.meaning(word)]
             for word, cell in result["words"].items()]
-    share = result["absent_top_above_weak"]
+    share, good = result["absent_top_above_weak"], result.get("answer_strong_or_good")
+    answered = ("" if good is None else f"\nfirst relevant hit \"strong\" or \"good match\" in "
+                f"{good:.0%} of {result['answered']} questions that have one in the first {TOP} "
+                f"(target on the seed paraphrases: at least 85%)")
     absent = ("no absent-topic lists" if share is None else
               f"absent-topic questions (relevant papers left out): top hit above \"weak\" in "
               f"{share:.0%} of {result['absent_lists']} (target: at most 10%)")
     return "\n".join([f"{title}: strength words on {result['questions']} judged questions, "
                       f"first {TOP} hits of each", grid(["word", "hits", "relevant",
-                                                         "claims"], rows), absent])
+                                                         "claims"], rows), absent + answered])

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from explorer.corpus.papers import Paper
+from explorer.ranking.fusion import LEXICAL_WEIGHT
 
 QUESTIONS = "question-paper"  # a question's cosine with a paper, among random such pairs
 PAPERS = "paper-paper"  # a paper's cosine with another, among random paper pairs
@@ -73,52 +74,63 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
 
 # -- how likely a question's hit is relevant ---------------------------------------------------
 # A question's hit is judged with the first CONTEXT hits of its list (fused scores, best first):
-# the chance that it is relevant, from a logistic model of four signals (relevance_features).
-# RELEVANCE_WEIGHTS (intercept, then one per feature) were fitted by
+# the chance that it is relevant, from a logistic model of six signals (relevance_features),
+# three about the hit itself and three about its question:
+#   tail     its score's place among this corpus's random question-paper cosines
+#            (-log10 of the share above it, at most TAIL_CAP);
+#   floor    how far it stands above the list's CONTEXT-th score;
+#   behind   how far it stays below the list's best (0 for the best: a near-topic paper far
+#            below a real answer reads lower than the answer);
+#   ahead    how far it stands above the next hit;
+#   lead     how far the list's best stands above its second;
+#   margin   the list's best cosine minus the median best cosine that this corpus's
+#            absent-topic questions reach (ABSENT_BEST, stored by the build).
+# RELEVANCE_WEIGHTS (intercept, then one per signal) were fitted by
 # studies/strength_calibration.py on judged questions of three sets (seeds, paperlists-ml TLDRs
 # and titles, ACM-CR citation contexts), each also asked with its relevant papers removed (the
-# absent-topic questions), and checked held out there (studies/results/strength-calibration.md).
-# The signals are placed in each corpus's own question-paper cosines and absent-topic best
-# cosines, which the build stores per model; the weights are those of the default model.
+# absent-topic questions), and checked held out (studies/results/strength-calibration.md).
 # The gate: when the list's best cosine stays below what GATE% of the corpus's absent-topic
-# questions reach (ABSENT_BEST), no hit's chance exceeds GATED_CHANCE. GATE was chosen on the
-# seeds (the highest percentile, in steps of 5, that keeps 85% of the seed paraphrase targets
-# "strong" or "good") and checked on paperlists and ACM-CR.
-# An index built before ABSENT_BEST was stored has no fourth signal and no gate: its hits are
-# judged by THREE_SIGNAL_WEIGHTS, the model before (studies/results/strength-calibration.md).
+# questions reach, no hit's chance exceeds GATED_CHANCE. GATE was chosen by the study's rule:
+# the highest percentile, in steps of 5, at which the seed paraphrase targets stay >= 85%
+# "strong" or "good", read by weights fitted on the other sets and by weights fitted on the
+# even questions of all sets (the odd targets); checked on paperlists and ACM-CR.
+# The gate spares a list whose best hit shares at least SHARED of the question's word weight
+# (its fused score minus its cosine is at least SHARED of LEXICAL_WEIGHT: half the question's
+# idf, roughly): its words say the topic is here even when the cosine is unsure ('retrieving
+# theorems for formal theorem proving' -> Lean Finder, cosine 0.40, fused 1.13).
+# An index built before ABSENT_BEST was stored has no question-level reference: its hits are
+# judged by THREE_SIGNAL_WEIGHTS (tail, floor, lead), without the gate.
 CONTEXT = 10
 TAIL_CAP = 3.0  # -log10(1 - percentile/100) at most: the quantiles' resolution is 0.1 point
-RELEVANCE_WEIGHTS = (-9.97, 2.07, 7.755, -3.256, 4.476)
+SIGNALS = ("tail", "floor", "behind", "ahead", "lead", "margin")
+RELEVANCE_WEIGHTS = (-7.974, 1.666, 2.891, -6.146, 3.104, 0.544, 6.505)
 THREE_SIGNAL_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
 GATE, GATED_CHANCE = 50, 0.1
+SHARED = 0.5
 
 
 def relevance_features(scores: np.ndarray, quantiles: Sequence[float],
                        cosines: np.ndarray | None = None,
                        absent: Sequence[float] = ()) -> np.ndarray:
-    """(m, 3) signals of each of one list's hits from its fused `scores` (m,), best first, and
-    the corpus's question-paper `quantiles`: how far into the tail of random question-paper
-    cosines its score is (-log10 of the share above it, at most TAIL_CAP), how far it stands
-    above the list's CONTEXT-th score (the last, in a shorter list), and how far the list's
-    best stands above its second (a question-level signal: one paper stands out). Given the
-    hits' `cosines` (m,) and the corpus's `absent` quantiles (ABSENT_BEST): (m, 4), the fourth
-    how far the list's best cosine stands above the median of what absent-topic questions reach
-    (question-level)."""
+    """(m, 6) SIGNALS of each of one list's hits from its fused `scores` (m,), best first, the
+    corpus's question-paper `quantiles`, the hits' `cosines` (at least the first CONTEXT) and
+    the corpus's `absent` quantiles (ABSENT_BEST); without `cosines` or `absent` (an index
+    built before they were stored): (m, 3), tail, floor and lead."""
     scores = np.asarray(scores, dtype=np.float64)
-    width = 4 if _gated(cosines, absent) else 3
+    width = len(SIGNALS) if _gated(cosines, absent) else 3
     if not len(scores):
         return np.zeros((0, width))
     table = np.asarray(quantiles, dtype=np.float64)
     steps = max(1, len(table) - 1)
     share = np.minimum(np.searchsorted(table, scores, side="left"), steps) / steps
     tail = np.minimum(-np.log10(np.maximum(1.0 - share, 10.0 ** -TAIL_CAP)), TAIL_CAP)
-    lead = scores[0] - scores[1] if len(scores) > 1 else 0.0
-    floor = scores[min(CONTEXT, len(scores)) - 1]
-    columns = [tail, scores - floor, np.full(len(scores), lead)]
-    if width == 4:
-        margin = _best(cosines) - absent_level(absent, 50)
-        columns.append(np.full(len(scores), margin))
-    return np.column_stack(columns)
+    lead = np.full(len(scores), scores[0] - scores[1] if len(scores) > 1 else 0.0)
+    floor = scores - scores[min(CONTEXT, len(scores)) - 1]
+    if width == 3:
+        return np.column_stack([tail, floor, lead])
+    ahead = scores - np.append(scores[1:], scores[-1])
+    margin = np.full(len(scores), _best(cosines) - absent_level(absent, 50))
+    return np.column_stack([tail, floor, scores[0] - scores, ahead, lead, margin])
 
 
 def relevance(scores: np.ndarray, quantiles: Sequence[float],
@@ -126,19 +138,27 @@ def relevance(scores: np.ndarray, quantiles: Sequence[float],
               absent: Sequence[float] = (), gate: float = GATE) -> np.ndarray:
     """The chance (m,) that each hit of one list (fused `scores`, best first; the first CONTEXT
     of them at least, for the signals to mean what they were fitted on) is relevant: the
-    logistic model over relevance_features, then the gate (at most GATED_CHANCE when the best
-    of `cosines` stays below `gate`% of the `absent` quantiles). Without `cosines` and `absent`
-    (an index built before they were stored): THREE_SIGNAL_WEIGHTS, no gate. Never rises down
-    the list."""
+    logistic model over relevance_features, never rising down the list (a hit's chance is at
+    most the one above it), then the gate (at most GATED_CHANCE when the best of `cosines`
+    stays below `gate`% of the `absent` quantiles and the best hit shares less than SHARED of
+    the question's words: words_shared). Without `cosines` and `absent` (an index
+    built before they were stored): THREE_SIGNAL_WEIGHTS, no gate."""
     features = relevance_features(scores, quantiles, cosines, absent)
-    gated = features.shape[1] == 4
+    gated = features.shape[1] == len(SIGNALS)
     if weights is None:
         weights = RELEVANCE_WEIGHTS if gated else THREE_SIGNAL_WEIGHTS
     logit = weights[0] + features @ np.asarray(weights[1:], dtype=np.float64)
-    chance = 1.0 / (1.0 + np.exp(-logit))
-    if gated and len(chance) and _best(cosines) < absent_level(absent, gate):
+    chance = np.minimum.accumulate(1.0 / (1.0 + np.exp(-logit))) if len(logit) else logit
+    if (gated and len(chance) and _best(cosines) < absent_level(absent, gate)
+            and words_shared(scores, cosines) < SHARED):
         chance = np.minimum(chance, GATED_CHANCE)
     return chance
+
+
+def words_shared(scores: np.ndarray, cosines: np.ndarray) -> float:
+    """About how much of a question's word weight (idf) its best hit shares, 0-1: the hit's
+    lexical part of the fused score (fusion.absolute_fusion) over LEXICAL_WEIGHT."""
+    return float((scores[0] - np.asarray(cosines)[0]) / LEXICAL_WEIGHT)
 
 
 def absent_level(absent: Sequence[float], percent: float) -> float:
