@@ -15,6 +15,7 @@ from tests.app_fixtures import (
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,
+    SHARED_DATA,
     require_chromium,
     small_index,
 )
@@ -97,8 +98,9 @@ def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
     return target
 
 
-# fixtures of other modules, shared
-__all__ = ["seeds_server", "small_index", "small_server", "venue_index", "venue_server"]
+# fixtures of other modules, shared; SHARED_DATA (app_fixtures) for the modules that import it here
+__all__ = ["SHARED_DATA", "seeds_server", "small_index", "small_server", "venue_index",
+           "venue_server"]
 
 
 @pytest.fixture(scope="session")
