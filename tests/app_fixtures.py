@@ -18,6 +18,8 @@ import pytest
 from explorer.ingest.run import build
 
 ROOT = Path(__file__).resolve().parent.parent
+# ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
+SHARED_DATA = Path(os.environ.get("EXPLORER_TEST_SHARED_DATA") or ROOT.parent / "shared" / "data")
 APP = ROOT / "streamlit_app.py"
 SCREENSHOTS = ROOT / "test-output"
 
@@ -61,6 +63,28 @@ PAPERS = [
      "Neighbourhood sampling lets attention scale to millions of nodes.", "NeurIPS", 2021),
 ]
 
+# Two more papers the small app's server holds (tests/shared.py small_server): formulas that
+# try to link, load an image or cover the page (test_browser), and LaTeX text markup by a
+# named author (test_browser_markup).
+HOSTILE_ID = "hostile-math"
+HOSTILE_ABSTRACT = (
+    "Users must verify their account now: $][Verify your account](https://example.org/phish)$ "
+    "before the session expires. "
+    "An outside image hides in a formula: $]![](https://example.org/pixel.png)$ and loads. "
+    "A black box covers the page: $\\rule{2000px}{1500px}$ and $\\kern{500em}x$ and $\\Huge W$. "
+    "Ordinary math still renders: $x^2 + y^2$.")
+MARKED_ID = "latex-markup"
+MARKED_TITLE = "Memorisation and generalization"
+MARKED_ABSTRACT = (
+    "Deep networks \\emph{memorise} random labels~\\citet{zhang2016understanding}, so "
+    "generalization \\textbf{is} not explained by capacity alone~\\citep[see][]{arpit2017}. "
+    "We bound the gap by $\\epsilon^2 / n$ for {\\em every} trained network.")
+SERVED_PAPERS = [
+    {"id": HOSTILE_ID, "title": "Verify your account $]x$", "abstract": HOSTILE_ABSTRACT},
+    {"id": MARKED_ID, "title": MARKED_TITLE, "abstract": MARKED_ABSTRACT,
+     "authors": ["Sergey Levine", "Chiyuan Zhang"]},
+]
+
 
 def write_small_corpus(folder: Path) -> Path:
     """A JSONL file of PAPERS (titles, venues, years) in `folder`."""
@@ -78,6 +102,16 @@ def build_small_index(folder: Path) -> Path:
     """A real index (bundled model, FAISS) of the small corpus, in `folder`/index."""
     out = folder / "index"
     build([write_small_corpus(folder / "corpus")], out, "default")
+    return out
+
+
+def build_served_index(folder: Path) -> Path:
+    """A real index of PAPERS plus SERVED_PAPERS, in `folder`/index: the small app's."""
+    corpus = write_small_corpus(folder / "corpus")
+    with corpus.open("a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(record) + "\n" for record in SERVED_PAPERS)
+    out = folder / "index"
+    build([corpus], out, "default")
     return out
 
 

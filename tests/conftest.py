@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,13 +11,19 @@ import pytest
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.acm_fixtures import write_tiny_acm
-from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, require_chromium, small_index
-from tests.shared import seeds_server, small_server
+from tests.app_fixtures import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SCREENSHOTS,
+    SHARED_DATA,
+    require_chromium,
+    small_index,
+)
+from tests.shared import seeds_server, small_server, venue_server
+from tests.venue_fixtures import venue_index
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
-# ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
-SHARED_DATA = Path(os.environ.get("EXPLORER_TEST_SHARED_DATA") or ROOT.parent / "shared" / "data")
 CPU_BRANCH = "cpu_branch"  # the user property a CPU-dependent test names its branch with
 
 
@@ -93,7 +98,9 @@ def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
     return target
 
 
-__all__ = ["seeds_server", "small_index", "small_server"]  # fixtures of other modules, shared
+# fixtures of other modules, shared; SHARED_DATA (app_fixtures) for the modules that import it here
+__all__ = ["SHARED_DATA", "seeds_server", "small_index", "small_server", "venue_index",
+           "venue_server"]
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ or environment) still starts it with app_fixtures.streamlit_server."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from explorer import files
 from explorer.corpus.papers import Paper
 from explorer.features.collections.store import Collections
-from tests.app_fixtures import streamlit_server
+from tests.app_fixtures import build_served_index, streamlit_server
 
 # A saved collection of the small app's data folder: one paper of the index and one it lacks.
 GHOST_COLLECTION = ("With a ghost", ["speech", "ghost-paper"])
@@ -33,18 +32,28 @@ def seeds_server(seeds_index: Path,
 
 
 @pytest.fixture(scope="session")
-def small_server(small_index: Path,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Collections]]:
-    """(url, the server's collections): a copy of app_fixtures' small index served with an
-    EXPLORER_DATA holding GHOST_COLLECTION. Used by test_browser, test_browser_collections and
-    test_browser_limits."""
+def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Collections]]:
+    """(url, the server's collections): app_fixtures' small corpus plus its SERVED_PAPERS (a
+    hostile formula, LaTeX markup) served with an EXPLORER_DATA holding GHOST_COLLECTION. Used
+    by test_browser, test_browser_collections, test_browser_limits, test_browser_markup and
+    test_sessions."""
+    index = build_served_index(tmp_path_factory.mktemp("small-app-index"))
     data = tmp_path_factory.mktemp("small-app-data")
-    index = data / "index"
-    shutil.copytree(small_index, index)
     store = Collections.at(data)
     store.create(*GHOST_COLLECTION)
     with streamlit_server(index, env={"EXPLORER_DATA": str(data)}) as url:
         yield url, store
+
+
+@pytest.fixture(scope="session")
+def venue_server(venue_index: Path,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Collections]]:
+    """(url, the server's collections): the venue corpus (tests/venue_fixtures.py) served with
+    an EXPLORER_DATA of its own (empty at the start). Used by test_browser_dashboard,
+    test_browser_facets and test_browser_map."""
+    data = tmp_path_factory.mktemp("venue-app-data")
+    with streamlit_server(venue_index, env={"EXPLORER_DATA": str(data)}) as url:
+        yield url, Collections.at(data)
 
 
 PAPERS_HINT = "explorer build SEEDS --out INDEX"  # the rebuild hint PaperList.read is given

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from explorer.features.topics.ui import corpus_chart, map_zoom
 from explorer.ui.links import Location
-from tests.app_fixtures import SCREENSHOTS, XSS_ID, streamlit_server
+from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID
 from tests.test_browser_map import DECK, pixel
 
 pytestmark = pytest.mark.browser
@@ -33,7 +32,7 @@ def seeds_app(seeds_server: tuple[str, Path]) -> str:
 
 @pytest.fixture(scope="module")
 def small_app(small_server: tuple) -> str:
-    return small_server[0]  # tests/shared.py: shared with test_browser_collections and _limits
+    return small_server[0]  # tests/shared.py: shared with the _collections, _limits, _markup tests
 
 
 def open_page(browser, url: str):
@@ -143,32 +142,8 @@ def _assert_nothing_ran(page, dialogs: list[str]) -> None:
     assert dialogs == []
 
 
-HOSTILE_ID = "hostile-math"
-HOSTILE_ABSTRACT = (
-    "Users must verify their account now: $][Verify your account](https://example.org/phish)$ "
-    "before the session expires. "
-    "An outside image hides in a formula: $]![](https://example.org/pixel.png)$ and loads. "
-    "A black box covers the page: $\\rule{2000px}{1500px}$ and $\\kern{500em}x$ and $\\Huge W$. "
-    "Ordinary math still renders: $x^2 + y^2$.")
-
-
-@pytest.fixture(scope="module")
-def hostile_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from explorer.ingest.run import build
-    from tests.app_fixtures import write_small_corpus
-
-    folder = tmp_path_factory.mktemp("hostile-corpus")
-    corpus = write_small_corpus(folder / "corpus")
-    with corpus.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"id": HOSTILE_ID, "title": "Verify your account $]x$",
-                                 "abstract": HOSTILE_ABSTRACT}) + "\n")
-    build([corpus], folder / "index", "default")
-    with streamlit_server(folder / "index") as url:
-        yield url
-
-
-def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, hostile_app):
-    page = open_page(browser, f"{hostile_app}/?paper={HOSTILE_ID}")
+def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, small_app):
+    page = open_page(browser, f"{small_app}/?paper={HOSTILE_ID}")
     outside: list[str] = []
     page.on("request", lambda request: outside.append(request.url)
             if "example.org" in request.url else None)

@@ -7,7 +7,6 @@ Screenshots land in test-output/ (look at them: they are how the app really look
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -15,8 +14,7 @@ import pytest
 
 from explorer.features.collections.store import Collections
 from explorer.query.engine import Explorer
-from tests.app_fixtures import SCREENSHOTS, streamlit_server
-from tests.venue_fixtures import venue_index  # noqa: F401 (a fixture)
+from tests.app_fixtures import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -38,16 +36,12 @@ QUESTIONS = ("How do generative adversarial networks avoid mode collapse?",
 
 
 @pytest.fixture(scope="module")
-def venue_app(venue_index: Path,  # noqa: F811 (the fixture)
-              tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Collections]]:
-    """(url, the server's collections): the venue index served with a data folder of its own."""
-    data = tmp_path_factory.mktemp("venue-app-data")
-    with streamlit_server(venue_index, env={"EXPLORER_DATA": str(data)}) as url:
-        yield url, Collections.at(data)
+def venue_app(venue_server: tuple[str, Collections]) -> tuple[str, Collections]:
+    return venue_server  # tests/shared.py: shared with test_browser_facets and _map
 
 
 @pytest.fixture(scope="module")
-def venue_explorer(venue_index: Path) -> Explorer:  # noqa: F811 (the fixture)
+def venue_explorer(venue_index: Path) -> Explorer:
     return Explorer.open(venue_index)
 
 

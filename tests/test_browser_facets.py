@@ -4,14 +4,11 @@ versions is one card that names the other; the paper page lists the versions and
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from tests.app_fixtures import SCREENSHOTS, streamlit_server
-from tests.venue_fixtures import venue_index  # noqa: F401
+from tests.app_fixtures import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -22,9 +19,8 @@ PROTO = "Prototypical Networks for Few-shot Learning"
 
 
 @pytest.fixture(scope="module")
-def venue_app(venue_index: Path) -> Iterator[str]:  # noqa: F811
-    with streamlit_server(venue_index) as url:
-        yield url
+def venue_app(venue_server: tuple) -> str:
+    return venue_server[0]  # tests/shared.py: shared with test_browser_dashboard and _map
 
 
 def open_page(browser, url: str):
@@ -43,6 +39,7 @@ def test_a_status_filter_in_a_link_shows_only_rejects(browser, venue_app: str):
     assert all("Rejected" in text for text in statuses)
     page.get_by_text("Status").first.wait_for()  # the sidebar's facet box
     page.screenshot(path=str(SCREENSHOTS / "facets-rejected.png"), full_page=True)
+    page.close()
 
 
 def test_a_version_pair_is_one_card_and_the_paper_page_lists_it(browser, venue_app: str):
@@ -57,3 +54,4 @@ def test_a_version_pair_is_one_card_and_the_paper_page_lists_it(browser, venue_a
     page.get_by_role("button", name="NeurIPS 2017 Poster").wait_for()
     page.get_by_text("All fields of this record").wait_for()
     page.screenshot(path=str(SCREENSHOTS / "facets-versions.png"), full_page=True)
+    page.close()

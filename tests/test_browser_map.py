@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,6 @@ from explorer.features.graph.ui import graph_chart
 from explorer.features.topics.ui import corpus_chart
 from explorer.query.engine import Explorer
 from explorer.ui.links import Location
-from tests.app_fixtures import streamlit_server
-from tests.venue_fixtures import venue_index  # noqa: F401
 
 pytestmark = pytest.mark.browser
 WAIT = 120_000  # ms: the first page of a fresh server loads the model and the index
@@ -29,13 +26,12 @@ DECK = "[data-testid='stDeckGlJsonChart']"
 
 
 @pytest.fixture(scope="module")
-def venue_app(venue_index: Path) -> Iterator[str]:  # noqa: F811
-    with streamlit_server(venue_index) as url:
-        yield url
+def venue_app(venue_server: tuple) -> str:
+    return venue_server[0]  # tests/shared.py: shared with test_browser_dashboard and _facets
 
 
 @pytest.fixture(scope="module")
-def venue_explorer(venue_index: Path) -> Explorer:  # noqa: F811
+def venue_explorer(venue_index: Path) -> Explorer:
     return Explorer.open(venue_index)
 
 

@@ -4,39 +4,21 @@ author's name says whose papers come first."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-
 import pytest
 
-from tests.app_fixtures import SCREENSHOTS, streamlit_server, write_small_corpus
+from tests.app_fixtures import MARKED_TITLE, SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
 
-MARKED_ID = "latex-markup"
-MARKED_ABSTRACT = (
-    "Deep networks \\emph{memorise} random labels~\\citet{zhang2016understanding}, so "
-    "generalization \\textbf{is} not explained by capacity alone~\\citep[see][]{arpit2017}. "
-    "We bound the gap by $\\epsilon^2 / n$ for {\\em every} trained network.")
 QUESTION = "deep networks memorise random labels generalization capacity"
 CARDS = "[class*='st-key-card-']"
 WAIT = 90_000
 
 
 @pytest.fixture(scope="module")
-def markup_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from explorer.ingest.run import build
-
-    folder = tmp_path_factory.mktemp("markup-corpus")
-    corpus = write_small_corpus(folder / "corpus")
-    with corpus.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"id": MARKED_ID, "title": "Memorisation and generalization",
-                                 "abstract": MARKED_ABSTRACT,
-                                 "authors": ["Sergey Levine", "Chiyuan Zhang"]}) + "\n")
-    build([corpus], folder / "index", "default")
-    with streamlit_server(folder / "index") as url:
-        yield url
+def markup_app(small_server: tuple) -> str:
+    return small_server[0]  # tests/shared.py: the small corpus with app_fixtures.MARKED_ID
 
 
 def _settled(page) -> None:
@@ -51,7 +33,7 @@ def test_a_card_shows_latex_markup_as_text_and_math_as_math(browser, markup_app)
     page.get_by_text("in the order of the score on their badges").wait_for()
     _settled(page)
     card = page.locator(CARDS).first
-    card.get_by_text("Memorisation and generalization").wait_for()
+    card.get_by_text(MARKED_TITLE).wait_for()
     card.get_by_role("button", name="Abstract").click()  # the row's popover: its abstract
     body = page.locator("[data-testid=stPopoverBody]")
     body.get_by_text("for every trained network").first.wait_for()
@@ -70,7 +52,7 @@ def test_a_name_asked_says_whose_papers_come_first(browser, markup_app):
     page.goto(f"{markup_app}/?q=S.+Levine")
     page.get_by_text("Papers by Sergey Levine").wait_for()
     _settled(page)
-    assert "Memorisation and generalization" in page.locator(CARDS).first.inner_text()
+    assert MARKED_TITLE in page.locator(CARDS).first.inner_text()
     page.screenshot(path=str(SCREENSHOTS / "32-papers-by-an-author.png"), full_page=True)
     page.close()
 

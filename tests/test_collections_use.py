@@ -5,6 +5,7 @@ without some of a collection's papers. Real indexes and the real model throughou
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -172,10 +173,11 @@ def card_ids(app: AppTest, prefix: str) -> list[str]:
 
 
 @pytest.fixture
-def small_index_for_collections(tmp_path: Path) -> Path:
-    """A private index of the small corpus (tests rebuild it)."""
+def small_index_for_collections(small_index: Path, tmp_path: Path) -> Path:
+    """A private copy of the small corpus's index, its corpus beside it (tests rebuild it)."""
+    write_small_corpus(tmp_path / "corpus")
     out = tmp_path / "index"
-    build([write_small_corpus(tmp_path / "corpus")], out, "default")
+    shutil.copytree(small_index, out)
     return out
 
 

@@ -27,7 +27,7 @@ WAIT = 90_000
 
 
 @pytest.fixture(scope="module")
-def relatives_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+def relatives_app(seeds_index, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
     from explorer.ingest.run import build
 
     corpus = tmp_path_factory.mktemp("relatives-corpus")
@@ -40,8 +40,9 @@ def relatives_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
                 "physical qubits than the usual minor embedding."}]
     (corpus / "extra.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records),
                                         encoding="utf-8")
-    out = tmp_path_factory.mktemp("relatives-index")
-    build([corpus], out, "default")
+    out = tmp_path_factory.mktemp("relatives-index") / "index"
+    shutil.copytree(seeds_index, out)  # the seeds' vectors: only the two new papers are embedded
+    build([corpus], out, "default", sentences=False)  # no sentence vectors, as a fresh build
     with streamlit_server(out) as url:
         yield url
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,7 +54,8 @@ def test_error_checks_see_what_a_broken_page_shows() -> None:
 
 @pytest.mark.parametrize("backend", ["auto"])
 def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp_path: Path,  # noqa: F811
-                                                          backend: str, cpu_branch) -> None:
+                                                          backend: str, cpu_branch,
+                                                          request) -> None:
     automatic = auto_backends()[0]
     if backend != "auto" and automatic in (OPENVINO, OPENVINO_INT8):
         cpu_branch(f"skipped: the automatic backend here is {automatic}, OpenVINO's")
@@ -60,12 +63,7 @@ def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp
                     "requests under the same load (a minute of the suite on two cores)")
     cpu_branch(f"ran {backend} (the automatic backend here: {automatic})")
     pool = questions(small_index, SESSIONS * QUESTIONS + 1, seed=len(backend))
-    app, env = APP, {}
-    if backend != "auto":
-        app = tmp_path / "load_app.py"
-        app.write_text(WRAPPER.format(app=str(APP)), encoding="utf-8")
-        env = {"LOAD_BACKEND": backend}
-    with streamlit_server(small_index, app=app, env=env) as url:
+    with _server(request, small_index, tmp_path, backend) as url:
         warm, _ = _run(run_sessions(url, [Plan(pool[-1:], similar_every=0)]))
         assert warm[0].errors == [], warm[0].errors  # the first page loads the model and index
         deadline = time.monotonic() + 180  # a bound for a loaded machine; ~20 s when quiet
@@ -78,6 +76,19 @@ def test_eight_sessions_at_once_all_answer_without_errors(small_index: Path, tmp
     assert errors == [], f"{len(errors)} of {len(answers)} answers failed; first: {errors[:3]}"
     assert len(answers) == SESSIONS * (QUESTIONS + 1), "a session stopped early (time cap)"
     assert sum(answer.kind == "similar" for answer in answers) == SESSIONS
+
+
+@contextlib.contextmanager
+def _server(request, index: Path, folder: Path, backend: str) -> Iterator[str]:
+    """The app's URL: the small app's shared server (tests/shared.py) on the automatic
+    backend, else a server of its own that loads `backend` (benchmarks/load.py's WRAPPER)."""
+    if backend == "auto":
+        yield request.getfixturevalue("small_server")[0]
+        return
+    app = folder / "load_app.py"
+    app.write_text(WRAPPER.format(app=str(APP)), encoding="utf-8")
+    with streamlit_server(index, app=app, env={"LOAD_BACKEND": backend}) as url:
+        yield url
 
 
 def _run(sessions):

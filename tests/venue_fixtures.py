@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from explorer.ingest.run import build
-from tests.conftest import SHARED_DATA
+from tests.app_fixtures import SHARED_DATA
 
 PAPERLISTS = SHARED_DATA / "paperlists-ml" / "corpus.jsonl.gz"
 VENUES = ("iclr2017:", "iclr2018:", "nips2017:", "nips2018:")  # doc_id prefixes kept
