@@ -21,6 +21,7 @@ from explorer.ui.page import (
     build_key,
     corpus_markdown,
     example_questions,
+    facts_markdown,
     fit_to_corpus,
     loaded_facts,
     meta_parts,
@@ -28,6 +29,7 @@ from explorer.ui.page import (
     query_note,
     score_help,
     score_text,
+    title_markdown,
     widget_values,
     with_filters,
     year_range,
@@ -141,7 +143,10 @@ def test_facts_about_papers_and_the_index():
                   sources=("data/x.jsonl:1", "data/x.jsonl:9"))
     assert meta_parts(paper) == ["A, B, C et al.", "V", "2020", "from x.jsonl"]
     assert meta_parts(dataclasses.replace(paper, status="rejected"))[:4] == [
-        "A, B, C et al.", "V", "2020", "rejected"]  # title, authors, venue/year/status
+        "A, B, C et al.", "V", "2020", "rejected"]  # a status without a badge: in the facts
+    rejected = dataclasses.replace(paper, status="Rejected")  # badged: named once, on the title
+    assert "Rejected" not in meta_parts(rejected) and "Rejected" not in facts_markdown(rejected)
+    assert title_markdown(rejected).count("Rejected") == 1
     facts = loaded_facts(_manifest(count=91908, built_at="2026-11-29T23:22:33+0000",
                                    model=ModelInfo(384, "sentence-transformers/all-MiniLM-L6-v2"),
                                    index_type="flat", inputs=("seeds",)))
