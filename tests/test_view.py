@@ -178,6 +178,21 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     assert len(labels) - len(areas) == len(explorer.topics("topic"))
 
 
+def test_the_papers_layer_can_be_a_served_file_of_the_same_data(small_index, tmp_path):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    inline = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
+    served = json.loads(corpus_chart(explorer, Location(page="map"), tmp_path).to_json())
+    (papers,) = [layer for layer in served["layers"] if layer["id"] == "papers"]
+    files = list((tmp_path / "maps").glob("papers-*.json"))
+    assert papers["data"] == f"app/static/maps/{files[0].name}" and len(files) == 1
+    assert json.loads(files[0].read_text()) == inline["layers"][0]["data"]
+    assert {**inline["layers"][0], "data": 0} == {**papers, "data": 0}
+    blocked = tmp_path / "file"  # not a folder: the layer goes inline, the map still draws
+    blocked.write_text("")
+    fallback = json.loads(corpus_chart(explorer, Location(page="map", topic="0"), blocked).to_json())
+    assert isinstance(fallback["layers"][0]["data"], list)
+
+
 def test_big_maps_draw_an_even_sample():
     assert list(shown_rows(5, limit=10)) == [0, 1, 2, 3, 4]
     rows = shown_rows(100_000, limit=20_000)
