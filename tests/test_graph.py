@@ -20,7 +20,7 @@ from explorer.features.graph.query import (
     neighbourhood,
     strongest_links,
 )
-from explorer.features.graph.ui import graph_chart, node_label
+from explorer.features.graph.ui import graph_chart, labelled, node_label
 
 
 def test_a_papers_graph_is_it_and_its_nearest_papers_linked_by_their_cosines(seeds_explorer):
@@ -75,6 +75,14 @@ def test_citations_between_the_graphs_papers_are_links_of_their_own():
     assert list(centrality(3, [Link(0, 1, 0.5), Link(1, 2, 0.25)])) == [2 / 3, 1.0, 1 / 3]
 
 
+def test_graph_labels_never_overlap_at_the_first_view():
+    nodes = [{"p": [0.0, 0.0], "r": 7, "l": "open paper"},
+             {"p": [0.01, 0.0], "r": 18, "l": "a central paper right beside it"},
+             {"p": [0.0, 0.5], "r": 9, "l": "far below"}]
+    assert [n["l"] for n in labelled(nodes, zoom=8)] == ["open paper", "far below"]
+    assert len(labelled(nodes, zoom=0)) == 1  # zoomed out: all three boxes touch
+
+
 def test_the_chart_holds_corpus_text_as_data_and_rings_the_open_paper(seeds_explorer):
     paper_id = seeds_explorer.papers[0].paper_id
     spec = json.loads(graph_chart(seeds_explorer, neighbourhood(seeds_explorer, paper_id, 5))
@@ -84,5 +92,11 @@ def test_the_chart_holds_corpus_text_as_data_and_rings_the_open_paper(seeds_expl
     assert nodes[0]["k"] == [214, 39, 40, 255] and all(n["k"] != nodes[0]["k"] for n in nodes[1:])
     assert nodes[0]["t"].startswith(seeds_explorer.papers[0].title[:40])
     assert spec["mapProvider"] is None and "html" not in json.dumps(spec).lower()
-    assert node_label(Paper("p", "T", False, "a", authors=("Ada Lovelace", "B"), year=1843)) \
-        == "Lovelace et al. 1843"
+    assert nodes[0]["l"] == node_label(seeds_explorer.papers[0])
+    labels = next(layer for layer in spec["layers"] if layer["id"] == "node-labels")
+    assert "extensions" not in labels  # deck.gl's collision filter hid every label
+    assert labels["data"][0]["i"] == paper_id and 1 <= len(labels["data"]) <= len(nodes)
+    title = "Attention is all you need for neural machine translation"
+    assert node_label(Paper("p", title, False, "a")) == "Attention is all you need for…"
+    assert node_label(Paper("p", "Short  title", False, "a")) == "Short title"
+    assert node_label(Paper("p", "x" * 50, False, "a")) == "x" * 29 + "…"

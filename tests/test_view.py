@@ -21,6 +21,7 @@ from explorer.ui.page import (
     build_key,
     corpus_markdown,
     example_questions,
+    facts_markdown,
     fit_to_corpus,
     loaded_facts,
     meta_parts,
@@ -28,6 +29,7 @@ from explorer.ui.page import (
     query_note,
     score_help,
     score_text,
+    title_markdown,
     widget_values,
     with_filters,
     year_range,
@@ -141,7 +143,10 @@ def test_facts_about_papers_and_the_index():
                   sources=("data/x.jsonl:1", "data/x.jsonl:9"))
     assert meta_parts(paper) == ["A, B, C et al.", "V", "2020", "from x.jsonl"]
     assert meta_parts(dataclasses.replace(paper, status="rejected"))[:4] == [
-        "A, B, C et al.", "V", "2020", "rejected"]  # title, authors, venue/year/status
+        "A, B, C et al.", "V", "2020", "rejected"]  # a status without a badge: in the facts
+    rejected = dataclasses.replace(paper, status="Rejected")  # badged: named once, on the title
+    assert "Rejected" not in meta_parts(rejected) and "Rejected" not in facts_markdown(rejected)
+    assert title_markdown(rejected).count("Rejected") == 1
     facts = loaded_facts(_manifest(count=91908, built_at="2026-11-29T23:22:33+0000",
                                    model=ModelInfo(384, "sentence-transformers/all-MiniLM-L6-v2"),
                                    index_type="flat", inputs=("seeds",)))
@@ -171,6 +176,21 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     areas = [label for label in labels if label["r"] >= 500]  # drawn first: areas
     assert len(areas) == len(explorer.topics("area"))
     assert len(labels) - len(areas) == len(explorer.topics("topic"))
+
+
+def test_the_papers_layer_can_be_a_served_file_of_the_same_data(small_index, tmp_path):  # noqa: F811
+    explorer = Explorer.open(small_index)
+    inline = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
+    served = json.loads(corpus_chart(explorer, Location(page="map"), tmp_path).to_json())
+    (papers,) = [layer for layer in served["layers"] if layer["id"] == "papers"]
+    files = list((tmp_path / "maps").glob("papers-*.json"))
+    assert papers["data"] == f"app/static/maps/{files[0].name}" and len(files) == 1
+    assert json.loads(files[0].read_text()) == inline["layers"][0]["data"]
+    assert {**inline["layers"][0], "data": 0} == {**papers, "data": 0}
+    blocked = tmp_path / "file"  # not a folder: the layer goes inline, the map still draws
+    blocked.write_text("")
+    fallback = json.loads(corpus_chart(explorer, Location(page="map", topic="0"), blocked).to_json())
+    assert isinstance(fallback["layers"][0]["data"], list)
 
 
 def test_big_maps_draw_an_even_sample():

@@ -25,7 +25,7 @@ from explorer.ui.text import escape_markdown, rich_markdown
 
 def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     paper = explorer.paper(location.paper_id)
-    st.markdown(f"### {rich_markdown(paper.title)}")
+    st.markdown(f"### {page.badged_title(paper, bold=False)}")
     if paper.title_is_derived:
         st.caption(page.DERIVED)
     st.caption(page.facts_markdown(paper, [escape_markdown(f"id {paper.paper_id}")]))

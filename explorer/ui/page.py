@@ -143,11 +143,17 @@ def with_filters(location: Location, facets: Mapping[str, Sequence], venues: Seq
                    year_max=year_max, top_k=top_k, authors=authors)
 
 
+def badged_title(paper: Paper, bold: bool = True) -> str:
+    """A paper's title (its LaTeX rendered; bold unless not `bold`) and its status's badge."""
+    title = rich_markdown(paper.title)
+    return (f"**{title}**" if bold else title) + status_badge(paper.status)
+
+
 def title_markdown(paper: Paper) -> str:
     """A paper's title in bold (its LaTeX rendered), badged when derived from the abstract, and
     its status's badge (features/facets/ui.py: "Rejected", "Withdrawn" stand out)."""
-    badge = " :gray-badge[derived title]" if paper.title_is_derived else ""
-    return f"**{rich_markdown(paper.title)}**{badge}{status_badge(paper.status)}"
+    derived = " :gray-badge[derived title]" if paper.title_is_derived else ""
+    return f"**{rich_markdown(paper.title)}**{derived}{status_badge(paper.status)}"
 
 
 def facts_markdown(paper: Paper, extra: Sequence[str] = ()) -> str:
@@ -225,7 +231,8 @@ def score_help(hit: Hit) -> str:
 
 
 def meta_parts(paper: Paper) -> list[str]:
-    """Authors, venue, year, status and source files, as far as they are known."""
+    """Authors, venue, year, status and source files, as far as they are known; a status with a
+    badge (status_badge: the title's) is not repeated here, so a row names it once."""
     parts = []
     if paper.authors:
         shown = ", ".join(paper.authors[:3])
@@ -234,7 +241,7 @@ def meta_parts(paper: Paper) -> list[str]:
         parts.append(paper.venue)
     if paper.year:
         parts.append(str(paper.year))
-    if paper.status:
+    if paper.status and not status_badge(paper.status):
         parts.append(paper.status)
     files = sorted({source.rsplit(":", 1)[0].rsplit("/", 1)[-1] for source in paper.sources})
     if files:

@@ -20,6 +20,8 @@ from explorer.ui.text import plain
 
 HEIGHT = 480
 WIDTH_GUESS = 700
+LABEL_CHARS = 30  # a node's label: its title's first words
+LABEL_PX, LABEL_GAP, CHAR_PX = 12, 18, 6.5  # label size, its offset below the node, a glyph's width
 NODES = "nodes"
 YEAR_RAMP = ((68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37))
 TOPIC_FALLBACK = [120, 120, 160, 230]
@@ -44,6 +46,7 @@ def graph_chart(explorer: Explorer, graph: Neighbourhood) -> CompactDeck:
               "w": 1 + 5 * max(link.weight - 0.3, 0) / 0.7 if link.kind != CITES else 2,
               "c": [230, 120, 20, 200] if link.kind == CITES else [90, 90, 90, 120]}
              for link in graph.links]
+    view = view_state({"x": [-1.1, 1.1], "y": [-1.1, 1.1]}, WIDTH_GUESS, HEIGHT)
     layers = [
         {"@@type": "LineLayer", "id": "links", "data": lines, "getSourcePosition": "@@=s",
          "getTargetPosition": "@@=e", "getWidth": "@@=w", "getColor": "@@=c",
@@ -53,17 +56,34 @@ def graph_chart(explorer: Explorer, graph: Neighbourhood) -> CompactDeck:
          "getLineColor": "@@=k", "getLineWidth": "@@=o",
          "lineWidthUnits": "pixels", "pickable": True, "autoHighlight": True,
          "highlightColor": [0, 0, 0, 90]},
-        {"@@type": "TextLayer", "id": "node-labels", "data": nodes, "getPosition": "@@=p",
-         "getText": "@@=l", "getSize": 12, "getPixelOffset": [0, 18], "fontFamily": "sans-serif",
-         "characterSet": "auto", "getColor": [40, 40, 40, 255], "background": True,
-         "getBackgroundColor": [255, 255, 255, 200], "collisionEnabled": True,
-         "getCollisionPriority": "@@=r", "extensions": [{"@@type": "CollisionFilterExtension"}]},
+        {"@@type": "TextLayer", "id": "node-labels", "data": labelled(nodes, view["zoom"]),
+         "getPosition": "@@=p", "getText": "@@=l", "getSize": LABEL_PX,
+         "getPixelOffset": [0, LABEL_GAP], "fontFamily": "sans-serif", "characterSet": "auto",
+         "getColor": [40, 40, 40, 255], "background": True,
+         "getBackgroundColor": [255, 255, 255, 200], "pickable": False},
     ]
-    spec = {"initialViewState": view_state({"x": [-1.1, 1.1], "y": [-1.1, 1.1]}, WIDTH_GUESS,
-                                           HEIGHT),
+    spec = {"initialViewState": view,
             "mapProvider": None, "mapStyle": None,
             "views": [{"@@type": "OrthographicView", "controller": True}]}
     return CompactDeck(spec, layers, TOOLTIP)
+
+
+def labelled(nodes: Sequence[dict], zoom: float) -> list[dict]:
+    """The nodes whose labels are drawn: the open paper's, then the most central first, each
+    kept when its box (below its node, at the first view's `zoom`) touches no box kept before.
+    (deck.gl's collision filter hid every label of this chart; the rest have their tooltip.)"""
+    scale = 2 ** zoom
+    kept: list[tuple[float, float, float, float]] = []
+    chosen = []
+    for n in sorted(range(len(nodes)), key=lambda n: (n != 0, -nodes[n]["r"])):
+        x, y = nodes[n]["p"][0] * scale, nodes[n]["p"][1] * scale + LABEL_GAP
+        half = len(nodes[n]["l"]) * CHAR_PX / 2 + 3
+        box = (x - half, y - LABEL_PX / 2 - 2, x + half, y + LABEL_PX / 2 + 2)
+        if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                   for b in kept):
+            kept.append(box)
+            chosen.append(nodes[n])
+    return chosen
 
 
 def node_colours(explorer: Explorer, papers: Sequence[Paper]) -> tuple[list[list[int]], str]:
@@ -84,13 +104,16 @@ def node_colours(explorer: Explorer, papers: Sequence[Paper]) -> tuple[list[list
             "Colour: topic, as on the map.")
 
 
-def node_label(paper: Paper) -> str:
-    """A node's short label: first author's family name and year, else the title's start."""
-    if paper.authors:
-        name = plain(paper.authors[0], 40).split(" ")[-1]
-        more = " et al." if len(paper.authors) > 1 else ""
-        return f"{name}{more} {paper.year or ''}".strip()
-    return plain(paper.title, 28)
+def node_label(paper: Paper, limit: int = LABEL_CHARS) -> str:
+    """A node's label: its title's first words, at most `limit` characters (cut at a word,
+    "…" when cut; a first word longer than that is cut inside)."""
+    words = plain(paper.title).split(" ")
+    label = words[0]
+    for word in words[1:]:
+        if len(label) + 1 + len(word) > limit - 1:
+            return label + "…"
+        label += " " + word
+    return plain(label, limit)
 
 
 def legend(explorer: Explorer, graph: Neighbourhood) -> str:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from explorer.corpus.papers import Paper
 from explorer.features.references.query import cited_by, links, references_of
 from explorer.query.engine import Explorer
-from explorer.ui.page import meta_parts
-from explorer.ui.text import escape_markdown, rich_markdown
+from explorer.ui.page import badged_title, meta_parts
+from explorer.ui.text import escape_markdown
 
 SHOWN = 25  # papers listed per side on a paper's page (the rest counted)
 REFERENCES = "References in this corpus"
@@ -42,9 +42,9 @@ def heading_markdown(heading: str, count: int) -> str:
 
 
 def paper_markdown(paper: Paper) -> str:
-    """A listed paper: its title (LaTeX rendered) and facts, escaped."""
+    """A listed paper: its title (LaTeX rendered), its status's badge and facts, escaped."""
     facts = " · ".join(escape_markdown(part) for part in meta_parts(paper)[:3])
-    return f"{rich_markdown(paper.title)}" + (f" · {facts}" if facts else "")
+    return badged_title(paper, bold=False) + (f" · {facts}" if facts else "")
 
 
 def more_markdown(count: int) -> str:

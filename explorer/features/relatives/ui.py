@@ -18,9 +18,9 @@ from explorer.features.relatives.query import (
     sentence_pairs,
 )
 from explorer.query.engine import Explorer
-from explorer.ui.page import meta_parts
+from explorer.ui.page import badged_title, meta_parts
 from explorer.ui.results import Memo
-from explorer.ui.text import escape_markdown, plain, rich_markdown
+from explorer.ui.text import escape_markdown, plain
 
 TITLE = "### Close relatives in this corpus"
 INTRO = ("Pairs of papers so alike (cos ≥ {threshold:g}) that they may be one work in two "
@@ -95,9 +95,9 @@ def score_markdown(shown: Shown) -> str:
 
 
 def paper_markdown(paper: Paper) -> str:
-    """A paper's title (bold, its LaTeX rendered) and its facts, escaped."""
+    """A paper's title (bold, its LaTeX rendered), its status's badge and its facts, escaped."""
     facts = " · ".join(escape_markdown(part) for part in meta_parts(paper)[:3])
-    return f"**{rich_markdown(paper.title)}**" + (f"  \n{facts}" if facts else "")
+    return badged_title(paper) + (f"  \n{facts}" if facts else "")
 
 
 def sentences_markdown(shown: Shown) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.app.kit import Page, button, go, hits_ui, reported
 from explorer.corpus.papers import Paper
@@ -30,9 +32,18 @@ def on_map_click(key: str, papers: Sequence[Paper]) -> None:
         go(replace(st.session_state.location, page=PAPER, paper_id=paper_ids[0]))
 
 
+def static_folder() -> Path | None:
+    """The app's static folder when Streamlit serves it (`server.enableStaticServing`): the
+    folder `static` beside the app's script; None when not served."""
+    context = get_script_run_ctx()
+    if not st.get_option("server.enableStaticServing") or context is None:
+        return None
+    return Path(context.main_script_path).parent / "static"
+
+
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     st.set_page_config(layout="wide")  # the map takes the window's width
-    chart = corpus_chart(explorer, location)
+    chart = corpus_chart(explorer, location, static_folder())
     if chart is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return

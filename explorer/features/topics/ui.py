@@ -11,11 +11,13 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from explorer.errors import UnknownTopicError
+from explorer.features.topics.ui_file import file_name, served_layer
 from explorer.features.topics.table import AREA, Topic, TopicTable
 from explorer.features.topics.ui_map import CompactDeck, Focus, map_chart, papers_layer
 from explorer.features.years.spread import corpus_spread, growth, spread
@@ -23,6 +25,7 @@ from explorer.features.years.ui import YearView
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit
 from explorer.ui.links import Location
+from explorer.ui.page import build_key
 from explorer.ui.results import Memo, ranked
 from explorer.ui.text import escape_markdown, plain
 
@@ -177,10 +180,12 @@ def _box(x: np.ndarray, y: np.ndarray) -> dict:
     return box
 
 
-def corpus_chart(explorer: Explorer, location: Location) -> CompactDeck | None:
+def corpus_chart(explorer: Explorer, location: Location, static: Path | None = None
+                 ) -> CompactDeck | None:
     """The map of the corpus with the location's open paper and its 10 nearest papers (over
     the whole corpus), the question's hits, and the zoomed topic (the rest faded); None when
-    the index stores no map."""
+    the index stores no map. With `static` (the app's served static folder) the papers come
+    as a file there (ui_file.py), else inline."""
     if explorer.corpus_map is None:
         return None
     focus = Focus()
@@ -197,9 +202,21 @@ def corpus_chart(explorer: Explorer, location: Location) -> CompactDeck | None:
     labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
     with _BASES_LOCK:
         bases = _BASES.setdefault(explorer, Memo(8))
-    base = bases.get(zoom, lambda: papers_layer(explorer.corpus_map, explorer.papers,
-                                                focus.zoom_rows))
+    base = bases.get((zoom, static), lambda: _papers(explorer, zoom, focus.zoom_rows, static))
     return map_chart(explorer.corpus_map, explorer.papers, focus, labels, ranges, base)
+
+
+def _papers(explorer: Explorer, zoom: str | None, rows: Sequence[int] | None,
+            static: Path | None) -> str:
+    """The papers layer's JSON text: its data a file in `static` (inline when None or when the
+    file cannot be written: the map still draws)."""
+    if static is not None:
+        try:
+            name = file_name(build_key(explorer.manifest), zoom)
+            return served_layer(static, name, explorer.corpus_map, explorer.papers, rows)
+        except OSError:
+            pass
+    return papers_layer(explorer.corpus_map, explorer.papers, rows)
 
 
 # The papers layer of each zoom (its JSON text: most of the map's bytes and time), per Explorer.

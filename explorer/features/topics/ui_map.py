@@ -90,19 +90,30 @@ def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Foc
 
 
 def papers_layer(corpus_map: Mapping[str, Any], papers: Sequence[Paper],
-                 zoom_rows: Sequence[int] | None = None) -> str:
-    """The JSON text of the layer of every paper (an even sample past MAX_POINTS), kept small:
-    each point is its place "p", its colour "c" (RGB; point_colours') and its tooltip "t"; a
-    click names it by its place in the layer's data (picked_ids)."""
+                 zoom_rows: Sequence[int] | None = None, data_url: str | None = None) -> str:
+    """The JSON text of the layer of every paper (an even sample past MAX_POINTS): its data
+    inline (papers_data), or `data_url`, where the browser fetches that same JSON (past the
+    websocket and the JSON converter, which walks every object of an inline layer). A click
+    names a point by its place in the layer's data (picked_ids)."""
+    shown = shown_rows(len(papers))
+    layer = _points(PAPERS, [], 3 if len(shown) > 5000 else 5)
+    layer.update(getFillColor="@@=c", opacity=0.8)
+    if data_url is not None:
+        return _compact({**layer, "data": data_url})
+    text = _compact(layer)
+    at = text.index('"data":[]') + len('"data":')
+    return text[:at] + papers_data(corpus_map, papers, zoom_rows) + text[at + 2:]
+
+
+def papers_data(corpus_map: Mapping[str, Any], papers: Sequence[Paper],
+                zoom_rows: Sequence[int] | None = None) -> str:
+    """The papers layer's data as JSON text, kept small: each point is its place "p", its
+    colour "c" (RGB; point_colours') and its tooltip "t"."""
     x, y = np.asarray(corpus_map["x"], dtype=float), np.asarray(corpus_map["y"], dtype=float)
     palette, numbers = point_colours(corpus_map, zoom_rows)
-    shown = shown_rows(len(papers))
     rgb = [colour[:3] for colour in palette]
-    data = [{"p": _at(x, y, row), "c": rgb[numbers[row]], "t": hover_text(papers[row])}
-            for row in map(int, shown)]
-    layer = _points(PAPERS, data, 3 if len(shown) > 5000 else 5)
-    layer.update(getFillColor="@@=c", opacity=0.8)
-    return _compact(layer)
+    return _compact([{"p": _at(x, y, row), "c": rgb[numbers[row]], "t": hover_text(papers[row])}
+                     for row in map(int, shown_rows(len(papers)))])
 
 
 def view_state(box: Mapping[str, Sequence[float]], width: int = WIDTH_GUESS,
