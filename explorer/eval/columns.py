@@ -23,6 +23,7 @@ from explorer.eval.evaluate import Query
 from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.engine import Explorer
+from explorer.query.ranker import Ranker, reference
 from explorer.ranking.calibration import (
     ABSENT_BEST,
     PAPERS,
@@ -36,8 +37,7 @@ from explorer.ranking.feedback import feedback_channel
 from explorer.ranking.filters import Blocked
 from explorer.ranking.fusion import CANDIDATES, DENSE, HYBRID, LEXICAL, blend_fusion, query_ceiling
 from explorer.ranking.options import QueryOptions
-from explorer.ranking.pipeline import run
-from explorer.ranking.policy import DEFAULT_MODE, plan_for
+from explorer.ranking.policy import DEFAULT_MODE
 
 PREVIOUS, DEFAULT = "previous default", "default"
 COLUMNS = (LEXICAL, DENSE, PREVIOUS, DEFAULT)
@@ -62,6 +62,7 @@ class Corpus:
     lexical: LexicalIndex
     channels: dict[str, Channel]
     references: dict[str, tuple[float, ...]]
+    ranker: Ranker  # the product's ranking over these papers and channels
 
     @classmethod
     def of(cls, papers: Sequence[Paper], vectors: np.ndarray, titles: np.ndarray | None = None,
@@ -83,14 +84,16 @@ class Corpus:
                     papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])
                 ).items()})
                 references[QUESTIONS] = references.pop(QUESTION_QUANTILES)
-        return cls(list(papers), vectors, lexical, channels, references)
+        papers = list(papers)
+        return cls(papers, vectors, lexical, channels, references,
+                   Ranker(papers, vectors, channels, lambda: lexical))
 
     @classmethod
     def of_index(cls, explorer: Explorer) -> Corpus:
         """An open index's papers, vectors and stored reference cosines."""
         scale = explorer.scale(QUESTIONS)
         return cls.of(explorer.papers, explorer.vectors, references={
-            **{kind: explorer.reference(kind) for kind in (QUESTIONS, PAPERS)},
+            **{kind: reference(explorer.scale(kind)) for kind in (QUESTIONS, PAPERS)},
             ABSENT_BEST: scale.absent if scale is not None else ()})
 
     def __len__(self) -> int:
@@ -103,17 +106,17 @@ def ranked(corpus: Corpus, column: str, text: str, vector: np.ndarray, *,
     """The rows (<= top_k,) that `column` ranks first for a query: `text` for BM25, `vector`
     (d,) for the dense channel; `paper_query`: the query is a paper's or document's text (a
     `similar` request), else a question; rows in `exclude` never come back."""
-    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
-                      reference=corpus.references[PAPERS if paper_query else QUESTIONS])
+    reference = corpus.references[PAPERS if paper_query else QUESTIONS]
     blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
     if column == PREVIOUS:
+        request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
+                          reference=reference)
         channels = [corpus.channels[DENSE], corpus.channels[LEXICAL]]
         return previous_default(channels, request, blocked, corpus.vectors, top_k)[0]
-    mode = DEFAULT_MODE if column == DEFAULT else column
-    plan = plan_for(mode, QueryOptions(top_k=top_k), paper_query=paper_query,
-                    papers=len(corpus))
-    channels = [corpus.channels[name] for name in plan.channels]
-    return run(plan, channels, request, blocked, corpus.vectors)[0]
+    options = QueryOptions(top_k=top_k, mode=DEFAULT_MODE if column == DEFAULT else column)
+    (rows, _), _ = corpus.ranker.rows(text, vector, options, blocked, reference=reference,
+                                      paper_query=paper_query)
+    return rows
 
 
 def previous_default(channels: Sequence[Channel], request: Request, blocked: Blocked | None,
@@ -138,7 +141,7 @@ class _Asked:
 
     def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
         excluded = blocked.excluded if blocked is not None else ()
-        return self.explorer.candidates(self.name, request, depth, exclude=excluded)
+        return self.explorer.ranker.candidates(self.name, request, depth, exclude=excluded)
 
 
 def previous_ranker(explorer: Explorer) -> Callable[[Query, np.ndarray], list[int]]:

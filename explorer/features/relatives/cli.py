@@ -8,13 +8,12 @@ import sys
 import textwrap
 
 from explorer import wording
-from explorer.cli.support import positive_int
+from explorer.cli.support import INDEX_HELP, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.features.relatives.query import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 
 ON_DEMAND = 20  # without stored sentence vectors, pairs explained (their sentences embedded)
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
 def add_relatives(commands) -> None:
