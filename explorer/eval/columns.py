@@ -2,9 +2,9 @@
 pipeline: lexical, dense, the previous default and today's default.
 
 `Corpus` holds papers and their vectors in memory with the channels Explorer builds over an
-index (a FAISS DenseChannel and BM25's LexicalChannel), so a sub-corpus of a cached pool is
-ranked exactly as an index of the same papers would rank it: `ranked` asks
-policy.plan_for and pipeline.run, as Explorer.rank does. Whatever policy ships is measured.
+index (query/ranker.py's channels_over: FAISS, BM25), so a sub-corpus of a cached pool is ranked
+exactly as an index of the same papers would rank it: `ranked` calls the product's Ranker.rows,
+as Explorer.rank does. Whatever policy ships is measured.
 
 "previous default" is the hybrid ranking before issue 11 (a min-max blend of the two channels,
 0.5 / 0.5, then the feedback pass at every corpus size, also for a paper as the query), kept to
@@ -20,7 +20,6 @@ import numpy as np
 
 from explorer.corpus.papers import Paper
 from explorer.eval.evaluate import Query
-from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.engine import Explorer
 from explorer.query.ranker import Ranker, reference
@@ -32,7 +31,7 @@ from explorer.ranking.calibration import (
     pair_quantiles,
     question_references,
 )
-from explorer.ranking.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
+from explorer.ranking.channels import Channel, Ranked, Request
 from explorer.ranking.feedback import feedback_channel
 from explorer.ranking.filters import Blocked
 from explorer.ranking.fusion import CANDIDATES, DENSE, HYBRID, LEXICAL, blend_fusion, query_ceiling
@@ -69,13 +68,9 @@ class Corpus:
            references: dict[str, tuple[float, ...]] | None = None) -> Corpus:
         """Index `papers` and `vectors` (n, d) as a build does (exact FAISS, BM25, the paper
         pairs' and, given the papers' `titles` (n, d) embedded as questions, the questions'
-        reference cosines); `references` instead: an index's own (Explorer.reference)."""
-        if len(papers) != len(vectors):
-            raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        lexical = LexicalIndex.from_papers(papers)
-        channels = {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
-                    LEXICAL: LexicalChannel(lambda: lexical)}
+        reference cosines); `references` instead: an index's own (ranker.reference)."""
+        ranker = Ranker.of(list(papers), vectors)
+        vectors = ranker.vectors
         if references is None:
             references = {PAPERS: tuple(pair_quantiles(vectors)), QUESTIONS: (), ABSENT_BEST: ()}
             if titles is not None:
@@ -84,9 +79,8 @@ class Corpus:
                     papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])
                 ).items()})
                 references[QUESTIONS] = references.pop(QUESTION_QUANTILES)
-        papers = list(papers)
-        return cls(papers, vectors, lexical, channels, references,
-                   Ranker(papers, vectors, channels, lambda: lexical))
+        return cls(list(ranker.papers), vectors, ranker.lexical(), dict(ranker.channels),
+                   references, ranker)
 
     @classmethod
     def of_index(cls, explorer: Explorer) -> Corpus:

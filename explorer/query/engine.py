@@ -32,15 +32,14 @@ from explorer.query.asked import Questions
 from explorer.query.compatible import WARMING, comparable_model, start_warming
 from explorer.query.hits import Hit
 from explorer.query.questions import query_note
-from explorer.query.ranker import DEFAULT_RECOMMENDER, RECOMMENDERS, Ranker
+from explorer.query.ranker import DEFAULT_RECOMMENDER, RECOMMENDERS, Ranker, channels_over
 from explorer.query.suggest import PaperRows
 from explorer.ranking.authors import Named
 from explorer.ranking.calibration import PAPERS, QUESTIONS, Scale, scale_for
-from explorer.ranking.channels import DenseChannel, LexicalChannel, ScoreChannel
 from explorer.ranking.filters import FacetTable, Filters
 from explorer.ranking.fusion import DENSE, LEXICAL
 from explorer.ranking.options import QueryOptions
-from explorer.ranking.policy import DEFAULT_MODE, SCORES
+from explorer.ranking.policy import DEFAULT_MODE
 from explorer.settings import DEFAULT_INDEX_DIR
 
 __all__ = ["BATCHED_QUESTION_CHARS", "DEFAULT_RECOMMENDER", "MAX_QUESTION_CHARS", "RECOMMENDERS",
@@ -95,8 +94,7 @@ class Explorer:
         self._parts: dict[Callable, Any] = {}
         self._locks: dict[Callable, threading.RLock] = {}  # each held only while its part loads
         self._rows = PaperRows(artifacts.papers)
-        channels = {DENSE: DenseChannel(artifacts.index, batch),
-                    LEXICAL: LexicalChannel(lambda: self.lexical), SCORES: ScoreChannel()}
+        channels = channels_over(artifacts.index, lambda: self.lexical, batch)
         self.ranker = Ranker(
             artifacts.papers, artifacts.index.vectors(), channels, lambda: self.lexical,
             facets=FacetTable(artifacts.papers, artifacts.extras.get(FACETS), artifacts.arrays),

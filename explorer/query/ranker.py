@@ -22,12 +22,19 @@ from explorer.index.lexical import LexicalIndex, lexical_text
 from explorer.query.hits import Hit, placed
 from explorer.ranking.authors import Named
 from explorer.ranking.calibration import CONTEXT, PAPERS, QUESTIONS, Scale, relevance
-from explorer.ranking.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
+from explorer.ranking.channels import (
+    Channel,
+    DenseChannel,
+    LexicalChannel,
+    Ranked,
+    Request,
+    ScoreChannel,
+)
 from explorer.ranking.filters import Blocked, FacetTable, Filters
 from explorer.ranking.fusion import DENSE, LEXICAL, query_ceiling, rocchio, svm_scores
 from explorer.ranking.options import QueryOptions
 from explorer.ranking.pipeline import run
-from explorer.ranking.policy import CHANNELS, Plan, plan_for
+from explorer.ranking.policy import CHANNELS, SCORES, Plan, plan_for
 
 RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
@@ -59,8 +66,8 @@ class Ranker:
             raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         lexical = LexicalIndex.from_papers(papers)
-        return cls(papers, vectors, {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
-                                     LEXICAL: LexicalChannel(lambda: lexical)}, lambda: lexical)
+        return cls(papers, vectors, channels_over(VectorIndex.build(vectors), lambda: lexical,
+                                                  batch=False), lambda: lexical)
 
     def rows(self, text: str, vector: np.ndarray | None, options: QueryOptions,
              blocked: Blocked | None, *, reference: tuple[float, ...] = (),
@@ -151,6 +158,14 @@ class Ranker:
                 scores = scores + self.vectors @ query_vector
         return self.rank(text, target, options, exclude=set(liked) | set(disliked),
                          dense_scores=scores, kind=PAPERS if liked else QUESTIONS)
+
+
+def channels_over(index: VectorIndex, lexical: Callable[[], LexicalIndex], batch: bool
+                  ) -> dict[str, Channel]:
+    """Every ranking channel (policy.CHANNELS) over a FAISS `index` and the BM25 index that
+    `lexical()` gives (loaded on first use); `batch`: the dense channel batches searches."""
+    return {DENSE: DenseChannel(index, batch), LEXICAL: LexicalChannel(lexical),
+            SCORES: ScoreChannel()}
 
 
 def _context(vectors: np.ndarray, rows: np.ndarray, vector: np.ndarray | None
