@@ -283,8 +283,7 @@ MAX_MODULE_LINES, MAX_FUNCTION_LINES = 320, 45
 # Modules and functions over the limits today, each at its size now: one may shrink (then lower
 # or strike its entry), never grow, and a new one may not join. Empty is the goal (issue 30).
 OVERSIZE = {
-    "explorer/query/engine.py": 326, "explorer/ingest/run.py": 413,
-    "explorer/model/embedder.py": 408,
+    "explorer/ingest/run.py": 413, "explorer/model/embedder.py": 408,
     "explorer/model/runtimes.py": 355, "explorer/artifacts/store.py": 345,
     "explorer/ingest/run.py:build": 57, "explorer/ingest/run.py:_build_locked": 52,
     "explorer/corpus/entries.py:to_entry": 49, "explorer/features/relatives/cli.py:_relatives": 46,

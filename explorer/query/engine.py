@@ -13,13 +13,12 @@ import numpy as np
 
 from explorer.artifacts.layout import FACETS, SENTENCE_TABLE, VERSIONS
 from explorer.artifacts.manifest import Manifest
-from explorer.artifacts.store import Artifacts, load_artifacts, rebuild_hint
+from explorer.artifacts.store import Artifacts, load_artifacts
 from explorer.batching import IN_PROGRESS
 from explorer.corpus.papers import Paper
-from explorer.errors import IndexInvalidError
 from explorer.features.explanations.vectors import Sentences, SentenceVectors, stored_sentences
 from explorer.features.versions.works import Works
-from explorer.index.lexical import LexicalIndex, has_lexical, lexical_text
+from explorer.index.lexical import LexicalIndex, lexical_text
 from explorer.model.embedder import (
     AUTO,
     BATCHED_QUESTION_CHARS,
@@ -73,12 +72,7 @@ def load_sentences(explorer: Explorer) -> SentenceVectors:
 
 
 def load_bm25(explorer: Explorer) -> LexicalIndex:
-    """The index's BM25 arrays (Explorer.lexical), refused for an index without them."""
-    folder = explorer.artifacts.folder
-    if not explorer.has_lexical:
-        raise IndexInvalidError(
-            f"The index in {folder} has no lexical (BM25) channel: it was built by an older "
-            f"version. Rebuild it: `{rebuild_hint(folder, explorer.manifest)}`.")
+    """The index's BM25 channel (Explorer.lexical): every index of format 2 stores it."""
     return LexicalIndex.from_arrays(explorer.artifacts.arrays, len(explorer.papers))
 
 
@@ -118,8 +112,7 @@ class Explorer:
         spec = explorer.check_model(model) if model is not None or warming else None
         if warming is not None:
             warmed, loading = warming
-            if explorer.has_lexical:
-                _ = explorer.lexical  # BM25, which the first question needs too, meanwhile
+            _ = explorer.lexical  # BM25, which the first question needs too, meanwhile
             embedder = loading.result()
             if warmed == spec:  # else a build swapped the index meanwhile
                 explorer._parts[load_model] = embedder
@@ -301,19 +294,11 @@ class Explorer:
         the command to run when its vectors would not be comparable to this index's."""
         return comparable_model(self.manifest, self.artifacts.folder, model)
 
-    @property
-    def has_lexical(self) -> bool:
-        """True when the index holds the BM25 channel (built by this version or later)."""
-        return has_lexical(self.artifacts.arrays)
-
-    @property
-    def default_mode(self) -> str:
-        """DEFAULT_MODE when the index supports it, else dense."""
-        return DEFAULT_MODE if self.has_lexical else DENSE
+    default_mode = DEFAULT_MODE  # every index of format 2 holds BM25 (policy.DEFAULT_MODE)
 
     @property
     def lexical(self) -> LexicalIndex:
-        """The BM25 channel; refused with the command to run when the index predates it."""
+        """The BM25 channel, loaded on first use."""
         return self.part(load_bm25)
 
     def _options(self, options: QueryOptions | None, **changes: Any) -> QueryOptions:
