@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from explorer.index.lexical import ARRAY_PREFIX, LEXICAL_ROLES
+from explorer.index.lexical import ARRAY_PREFIX
 from explorer.ranking.author_arrays import ARRAYS as AUTHOR_ARRAYS
 from explorer.ranking.calibration import PAIR_QUANTILES, QUESTION_QUANTILES  # noqa: F401
 
@@ -17,7 +17,7 @@ MANIFEST = "manifest.json"  # replaced last, in one rename, by every build
 WRITTEN = ".written.json"  # names this index's builds wrote (or were about to write)
 # Roles of the files a manifest names: three every index has, then one per named array.
 PAPERS, INDEX, EXTRAS = "papers", "index", "extras"
-REQUIRED = (PAPERS, INDEX, EXTRAS, *LEXICAL_ROLES)  # every index of format 2 has BM25
+REQUIRED = (PAPERS, INDEX, EXTRAS)
 SENTENCE_TABLE = "sentence_table"  # (m, 3) int32: paper row, start, end of each sentence
 SENTENCE_VECTORS = "sentence_vectors"  # (m, d) float16, in table order
 PAPER_OFFSETS = "paper_offsets"  # (n + 1,) int64: where each line of the papers file starts

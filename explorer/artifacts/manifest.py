@@ -20,6 +20,7 @@ from typing import Any
 from explorer.artifacts.layout import MANIFEST, REQUIRED, WRITTEN
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
+from explorer.index.lexical import LEXICAL_ROLES  # every index of format 2 holds BM25
 from explorer.settings import DEFAULT_CORPUS
 
 # Format 2 (issue 30): the query path reads no older index. `explorer build` (and `make run`)
@@ -124,7 +125,7 @@ class Manifest:
         """The manifest read from `path` (manifest.json); IndexInvalidError with the command to
         rebuild unless `data` is a valid manifest of FORMAT_VERSION (`older`: or of an older
         format, which only a build reads, for the vectors it may reuse)."""
-        check_manifest(data, path, FORMAT_VERSION, REQUIRED, older)
+        check_manifest(data, path, FORMAT_VERSION, REQUIRED + (() if older else LEXICAL_ROLES), older)
         data = copy.deepcopy(data)  # a dict: checked above
         values = {name: data[name] for name in _ORDER if name in data}
         values.update({name: MappingProxyType(data[name]) for name in _MAPPINGS if name in data})
