@@ -75,7 +75,7 @@ def measure(explorer: Explorer) -> dict[str, list[dict]]:
     measured = {name: [{"paper_id": h.paper_id, "rank": h.rank, "score": round(h.score, 4),
                         "percentile": h.percentile, "compared_with": h.compared_with,
                         "strength": h.strength} for h in hits] for name, hits in rows.items()}
-    before = [{**hit, "percentile": explorer.percentile(hit["score"], PAPERS),
+    before = [{**hit, "percentile": explorer.scale(PAPERS).percentile(hit["score"]),
                "compared_with": PAPERS} for hit in measured["paraphrase targets (search)"]]
     measured["paraphrase targets, among paper pairs (before)"] = [
         {**hit, "strength": strength(hit["percentile"])} for hit in before]

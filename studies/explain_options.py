@@ -47,7 +47,7 @@ class Vectors:
 
     def __init__(self, explorer: Explorer, source) -> None:
         self.explorer, self.source = explorer, source
-        self.has_lexical, self.paper = explorer.has_lexical, explorer.paper
+        self.paper = explorer.paper
         self.embed_query = explorer.embed_query
 
     @property

@@ -38,8 +38,8 @@ def absolute_ranker(explorer: Explorer, weight: float, feedback: bool):
     optionally followed by the feedback pass and a second fusion -> rows, best first."""
     def rank(query, vector) -> list[int]:
         text = query.text
-        dense = explorer.candidates("dense", Request(vector=vector), CANDIDATES)
-        lexical = explorer.candidates("lexical", Request(text=text), CANDIDATES)
+        dense = explorer.ranker.candidates("dense", Request(vector=vector), CANDIDATES)
+        lexical = explorer.ranker.candidates("lexical", Request(text=text), CANDIDATES)
         ceiling = query_ceiling(explorer.lexical, text)
         rows, _ = absolute_fusion(dense, lexical, ceiling, weight)
         if feedback:

@@ -178,8 +178,8 @@ def acm_full(dataset: Path, index: Path) -> list[dict]:
         quantiles = list(explorer.scale(kind).quantiles)
         for (query, relevant), vector in zip(scored, vectors):
             request = Request(query.text, vector)
-            dense = explorer.candidates(DENSE, request, CANDIDATES)
-            lexical = explorer.candidates(LEXICAL, request, CANDIDATES)
+            dense = explorer.ranker.candidates(DENSE, request, CANDIDATES)
+            lexical = explorer.ranker.candidates(LEXICAL, request, CANDIDATES)
             ceiling = query_ceiling(explorer.lexical, query.text)
             ranked = rankings(explorer.vectors, dense, lexical, ceiling, vector, quantiles)
             out.append({"set": name, "size": "full", "fold": fold_of[(name, query.query_id)],

@@ -287,7 +287,7 @@ def test_any_failure_shows_a_plain_message_without_paths(small_index, monkeypatc
     def broken(*args, **kwargs):
         raise RuntimeError(f"Infer Request is busy in {small_index}/model.xml")
 
-    monkeypatch.setattr(Explorer, "search_vector", broken)
+    monkeypatch.setattr(Explorer, "search", broken)  # the app asks as the CLI and the API do
     app = run_app(small_index, monkeypatch, {"q": "a fresh question nobody asked before"})
     assert [e.value for e in app.error] == [FAILED]
     shown = " ".join(str(element.value) for element in app.main if hasattr(element, "value"))

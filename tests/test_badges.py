@@ -16,6 +16,7 @@ from explorer.artifacts.layout import PAIR_QUANTILES, QUESTION_QUANTILES
 from explorer.ingest import embedding
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
+from explorer.query.ranker import reference
 from explorer.ranking import policy
 from explorer.ranking.calibration import PAPERS, QUESTIONS, kept_question_quantiles
 from explorer.ui.page import score_help, score_text
@@ -117,7 +118,7 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
         index_copy: Path, seeds_explorer: Explorer, monkeypatch):
     _drop_question_scores(index_copy)
     old = Explorer.open(index_copy)
-    assert QUESTION_QUANTILES not in old.artifacts.extras and old.reference(QUESTIONS) == ()
+    assert QUESTION_QUANTILES not in old.artifacts.extras and reference(old.scale(QUESTIONS)) == ()
     hits = old.search("graph edit distance by pairing up nodes", 3)
     # With no question-paper cosines to place a cosine among, shared words count whole:
     # plain absolute fusion, as the current index ranks once switched to it.
@@ -127,7 +128,7 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
     monkeypatch.undo()
     for hit in hits:
         assert (hit.compared_with, hit.strength) == (PAPERS, None)
-        assert hit.percentile == old.percentile(hit.cosine, PAPERS) is not None
+        assert hit.percentile == old.scale(PAPERS).percentile(hit.cosine) is not None
     assert "paper pairs" in score_text(hits[0]) and "rebuild" in score_help(hits[0])
     similar = old.similar(hits[0].paper_id, 3)
     assert all(h.compared_with == PAPERS and h.strength in WORDS for h in similar)

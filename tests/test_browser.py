@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.features.topics.table import corpus_map, topic_table
 from explorer.features.topics.ui import corpus_chart, map_zoom
 from explorer.ui.links import Location
 from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID
@@ -98,7 +99,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer): 
     # (the view is the whole map's whatever the focus, so a plain map's spec places it).
     spec = json.loads(corpus_chart(seeds_explorer, Location(page="map")).to_json())
     row = next(n for n, p in enumerate(seeds_explorer.papers) if p.title.startswith(EXPECTED_TITLE))
-    at = (seeds_explorer.corpus_map["x"][row], seeds_explorer.corpus_map["y"][row])
+    at = (corpus_map(seeds_explorer)["x"][row], corpus_map(seeds_explorer)["y"][row])
     page.mouse.move(*pixel(page, 0, spec, *at))
     page.locator(".deck-tooltip").filter(has_text=EXPECTED_TITLE).wait_for()
     shot(page, "07-map-hover")
@@ -191,16 +192,16 @@ def _assert_contained(page, outside: list[str]) -> None:
 def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explorer):
     """The topic list, an area's page, a finer topic's page, and the map: broad names zoomed
     out, the area's finer names zoomed to it."""
-    areas = seeds_explorer.topics("area")
+    areas = topic_table(seeds_explorer).topics("area")
     area = areas[0]
-    fine = seeds_explorer.topic(area.children[0])
+    fine = topic_table(seeds_explorer).topic(area.children[0])
     page = open_page(browser, f"{seeds_app}/?view=topic")
     page.get_by_role("heading", name="Topics").wait_for()
     shot(page, "34-topics-list")
     page.get_by_role("button", name=area.name).first.click()
     heading(page, area.name).wait_for()
-    page.get_by_text(seeds_explorer.topic_table.report(area.topic_id)["growth"]).wait_for()
-    first = seeds_explorer.topic_papers(area.topic_id, 1)[0]
+    page.get_by_text(topic_table(seeds_explorer).report(area.topic_id)["growth"]).wait_for()
+    first = topic_table(seeds_explorer).papers(area.topic_id, 1)[0]
     playwright_api.expect(page.locator(CARDS).first).to_contain_text(first.title[:30])
     shot(page, "35-topic-area")
     page.get_by_role("button", name=fine.name).first.click()
@@ -212,8 +213,8 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     page.locator(f"{DECK} canvas").first.wait_for()
     page.wait_for_function(f"document.location.search.includes('topic={fine.topic_id}')")
     # The names are canvas text (deck.gl's TextLayer): what the chart holds is map_zoom's.
-    table, corpus_map = seeds_explorer.topic_table, seeds_explorer.corpus_map
-    shown = [label["text"] for label in map_zoom(corpus_map, table, fine.topic_id)[0]]
+    table, stored = topic_table(seeds_explorer), corpus_map(seeds_explorer)
+    shown = [label["text"] for label in map_zoom(stored, table, fine.topic_id)[0]]
     assert fine.name in shown and area.name not in shown  # zoomed in: finer names
     shot(page, "37-map-zoomed-to-a-topic")
     whole = open_page(browser, f"{seeds_app}/?view=map")
@@ -227,7 +228,7 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     whole.wait_for_function("document.location.search.includes('topic=')")
     whole.locator(f"{DECK} canvas").first.wait_for()
     zoomed = [label["text"] for label in map_zoom(corpus_map, table, area.topic_id)[0]]
-    assert set(zoomed) >= {seeds_explorer.topic(c).name for c in area.children[:1]}
+    assert set(zoomed) >= {topic_table(seeds_explorer).topic(c).name for c in area.children[:1]}
     shot(whole, "39-map-zoomed-to-an-area")
     whole.close()
     page.close()

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import pytest
 
 from explorer.features.collections.store import Collections
+from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
 from tests.app_fixtures import SCREENSHOTS
 
@@ -157,7 +158,7 @@ def test_visited_papers_are_marked(browser, venue_app):
 def test_old_links_open_the_same_views(browser, venue_app, venue_explorer):
     url = venue_app[0]
     paper = venue_explorer.search(QUESTIONS[1])[0].paper
-    topic = next(t for t in venue_explorer.topic_table.topics() if t.parent)  # e.g. "2.3"
+    topic = next(t for t in topic_table(venue_explorer).topics() if t.parent)  # e.g. "2.3"
     page = open_page(browser, f"{url}/?{urlencode({'q': QUESTIONS[1]})}")
     expect(page.locator(CARDS).first).to_be_visible()
     page.goto(f"{url}/?paper={paper.paper_id}")

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from explorer import files
 from explorer.artifacts import store
 from explorer.errors import IndexInvalidError
+from explorer.index.lexical import LEXICAL_ROLES
 from explorer.ingest.checkpoint import Checkpoint
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
@@ -335,7 +336,9 @@ def test_new_folders_are_fsynced_in_their_parent(index_copy: Path, tmp_path: Pat
                                                             real(folder)))
     found = store.load_artifacts(index_copy)
     out = tmp_path / "new" / "out"
-    store.write_artifacts(out, found.papers, found.index, found.extras, found.manifest.to_dict())
+    bm25 = {role: found.arrays[role] for role in LEXICAL_ROLES}  # every index holds BM25
+    store.write_artifacts(out, found.papers, found.index, found.extras, found.manifest.to_dict(),
+                          bm25)
     assert {tmp_path, tmp_path / "new"} <= set(synced)
     checkpoint = Checkpoint(tmp_path / "other", "key")
     checkpoint.save(["a"], np.ones((1, 4), dtype=np.float32), {"id": "m"})

@@ -1,6 +1,6 @@
 """The lexical (BM25) channel, rank fusion and MMR: by hand, and on the real seeds index."""
 
-import dataclasses
+import json
 import math
 
 import numpy as np
@@ -84,7 +84,6 @@ def test_mmr_prefers_a_different_paper_over_a_near_copy():
 
 def test_modes_on_the_seeds(seeds_explorer: Explorer):
     ex = seeds_explorer
-    assert ex.has_lexical
     target = ex.search("HydraFake", 1, mode="lexical")[0]
     assert "HydraFake" in target.paper.abstract
     query = "detecting forged faces from unseen generators"
@@ -117,13 +116,15 @@ def test_similar_and_filters_in_every_mode(seeds_explorer: Explorer, mode: str):
     assert paper.paper_id not in {h.paper_id for h in diverse}
 
 
-def test_index_without_lexical_channel_is_refused_with_a_rebuild_hint(seeds_explorer: Explorer):
-    arrays = {k: v for k, v in seeds_explorer.artifacts.arrays.items() if not k.startswith("lexical_")}
-    old = Explorer(dataclasses.replace(seeds_explorer.artifacts, arrays=arrays))
-    assert old.default_mode == "dense"
-    assert old.search("graph edit distance", 3)  # dense still works
-    with pytest.raises(IndexInvalidError, match="explorer build"):
-        old.search("graph edit distance", 3, mode="hybrid")
+def test_index_without_lexical_channel_is_refused_with_a_rebuild_hint(index_copy):
+    """Every index of format 2 holds BM25: a manifest without it is refused on load, naming
+    the build to run (an older format's index: tests/test_index_format.py)."""
+    path = index_copy / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    del manifest["files"]["lexical_vocab"]
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(IndexInvalidError, match="no lexical_vocab file.*explorer build"):
+        Explorer.open(index_copy)
 
 
 @pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])

@@ -136,7 +136,7 @@ def test_a_long_question_is_never_padded_into_short_questions_run(seeds_index, m
     explorer = Explorer.open(seeds_index, warm=True)
     if explorer.embedder._exported is None:
         pytest.skip(f"backend {explorer.embedder.backend} runs no exported model")
-    batcher = explorer._asked if verb == "search" else explorer.embedder._questions
+    batcher = explorer._questions._batcher if verb == "search" else explorer.embedder._questions
     spy = _Held(explorer.embedder._exported._tokenizer, batcher.workers)
     monkeypatch.setattr(explorer.embedder._exported, "_tokenizer", spy)
     ask = getattr(explorer, verb)

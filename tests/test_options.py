@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from explorer import Explorer, Filters, QueryOptions
+from explorer.query.ranker import reference
 from explorer.ranking import policy
 from explorer.ranking.calibration import QUESTIONS
 from explorer.ranking.channels import Request
@@ -85,14 +86,14 @@ def test_a_channel_gives_its_candidates_like_brute_force(seeds_explorer: Explore
     vector = ex.embed_query(QUERY)
     cosines = ex.vectors.astype(np.float64) @ vector.astype(np.float64)
     expected = [row for row in np.argsort(-cosines, kind="stable") if row not in (0, 1)][:10]
-    rows, scores = ex.candidates("dense", Request(vector=vector), 10, exclude=[0, 1])
+    rows, scores = ex.ranker.candidates("dense", Request(vector=vector), 10, exclude=[0, 1])
     assert rows.tolist() == expected
     assert scores == pytest.approx(cosines[expected], abs=1e-5)
-    rows, scores = ex.candidates("lexical", Request(text=QUERY), 5)
+    rows, scores = ex.ranker.candidates("lexical", Request(text=QUERY), 5)
     bm25 = ex.lexical.scores(QUERY)
     assert rows.tolist() == sorted(np.flatnonzero(bm25), key=lambda r: (-bm25[r], r))[:5]
     with pytest.raises(ValueError, match="channel"):
-        ex.candidates("sparse", Request(text=QUERY), 5)
+        ex.ranker.candidates("sparse", Request(text=QUERY), 5)
 
 
 def test_a_question_is_ranked_by_plausible_absolute_fusion(seeds_explorer: Explorer, monkeypatch):
@@ -103,7 +104,7 @@ def test_a_question_is_ranked_by_plausible_absolute_fusion(seeds_explorer: Explo
     share is whole (plain absolute fusion), as ABSOLUTE_FUSION ranks."""
     ex = seeds_explorer
     scale = ex.scale(QUESTIONS)
-    assert scale is not None and scale.labelled and ex.reference(QUESTIONS) == scale.quantiles
+    assert scale is not None and scale.labelled and reference(ex.scale(QUESTIONS)) == scale.quantiles
     for query in (QUERY, "fine-tuning a model on its own domain", "language models for many domains"):
         vector = ex.embed_query(query)
         cosines = ex.vectors.astype(np.float64) @ vector.astype(np.float64)
@@ -130,8 +131,8 @@ def test_shared_words_do_not_lift_a_paper_of_random_meaning_to_the_top(seeds_exp
     hybrid = ex.search(query, 10)
     lexical_top = ex.search(query, 1, mode="lexical")[0]
     assert lexical_top.paper_id not in [h.paper_id for h in dense[:5]]
-    assert ex.percentile(ex.vectors[ex.row(lexical_top.paper_id)] @ ex.embed_query(query),
-                         QUESTIONS) < 50
+    cosine = ex.vectors[ex.row(lexical_top.paper_id)] @ ex.embed_query(query)
+    assert ex.scale(QUESTIONS).percentile(cosine) < 50
     assert hybrid[0].paper_id == dense[0].paper_id
     assert lexical_top.paper_id not in [h.paper_id for h in hybrid[:3]]
 

@@ -22,6 +22,7 @@ from explorer.features.relatives.query import (
     pair_count,
     relatives,
     sentence_pairs,
+    stored_pairs,
 )
 from explorer.features.relatives.stage import FLOOR
 from explorer.index.dense import EXACT, VectorIndex
@@ -100,7 +101,7 @@ def test_a_near_copy_is_the_closest_pair_with_the_edited_sentence_paired(near_co
 def test_merged_duplicates_are_never_their_own_relatives(seeds_explorer: Explorer):
     merged = [p for p in seeds_explorer.papers if len(p.sources) > 1]
     assert len(merged) == 5  # the five abstracts in two seed files
-    stored, floor = seeds_explorer.stored_relatives
+    stored, floor = stored_pairs(seeds_explorer)
     assert floor == FLOOR and (stored.rows[:, 0] != stored.rows[:, 1]).all()
     for paper in seeds_explorer.papers:
         for threshold in (FLOOR, 1.0):
@@ -130,7 +131,7 @@ def test_an_update_gives_the_pairs_of_a_fresh_build(near_copy, seeds_index: Path
 
 def _pairs_by_id(folder: Path) -> dict[frozenset, float]:
     explorer = Explorer.open(folder)
-    pairs, _ = explorer.stored_relatives
+    pairs, _ = stored_pairs(explorer)
     papers = explorer.papers
     return {frozenset({papers[a].paper_id, papers[b].paper_id}): round(float(s), 4)
             for (a, b), s in zip(pairs.rows, pairs.scores)}
@@ -143,7 +144,7 @@ def test_an_index_without_stored_pairs(near_copy):
     arrays = {k: v for k, v in artifacts.arrays.items() if not k.startswith("relative_")}
     extras = {k: v for k, v in artifacts.extras.items() if k != "relatives"}
     old = Explorer(dataclasses.replace(artifacts, arrays=arrays, extras=extras))
-    assert old.stored_relatives is None
+    assert stored_pairs(old) is None
     with pytest.raises(IndexInvalidError, match="explorer build .* --out"):
         closest_pairs(old)
     on_demand = [(r.paper.paper_id, round(r.score, 4)) for r in relatives(old, EDITED)]

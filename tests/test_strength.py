@@ -15,7 +15,6 @@ import pytest
 from explorer import wording
 from explorer.cli import main as cli
 from explorer.query.engine import Explorer
-from explorer.ranking.fusion import LEXICAL_WEIGHT
 from explorer.ranking.calibration import (
     CONTEXT,
     GATE,
@@ -26,6 +25,7 @@ from explorer.ranking.calibration import (
     best_absent,
     relevance,
 )
+from explorer.ranking.fusion import LEXICAL_WEIGHT
 from tests.absent_topics import ABSENT_TOPICS
 from tests.paraphrases import PARAPHRASES
 from tests.test_eval import beir_folder  # noqa: F401 (a fixture)
@@ -39,8 +39,9 @@ def _above_weak(ex: Explorer) -> list[tuple[str, str]]:
 def test_at_most_one_in_ten_absent_topic_questions_reads_above_weak(seeds_explorer: Explorer):
     """Issue 31's target on the 14 hand-written absent topics: 6 top hits read above "weak"
     with the percentile words, 4 with the three-signal model, at most 1 with the per-hit model
-    and the absent-topic gate (model-based RL on Atari -> a goal-reaching RL paper). (The self-supervised absent questions of the study, a title or TLDR asked with its
-    paper gone, are harder: studies/results/strength-calibration.md.)"""
+    and the absent-topic gate (model-based RL on Atari -> a goal-reaching RL paper). (The
+    self-supervised absent questions of the study, a title or TLDR asked with its paper gone,
+    are harder: studies/results/strength-calibration.md.)"""
     above = _above_weak(seeds_explorer)
     assert len(above) <= len(ABSENT_TOPICS) // 10, above
 

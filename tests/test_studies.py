@@ -10,6 +10,7 @@ import gzip
 import json
 from pathlib import Path
 
+from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
 from studies import (
     badge_check,
@@ -325,7 +326,7 @@ def test_topic_study_scores_every_method_against_area_and_venue(seeds_index: Pat
                                                                  tmp_path: Path):
     """A paperlists-shaped file naming the seeds by their ids: half of them with a
     primary_area (the area of their topic, "I"/"II" sessions folded), all with a venue."""
-    table = seeds_explorer.topic_table
+    table = topic_table(seeds_explorer)
     rows = []
     for row, paper in enumerate(seeds_explorer.papers):
         topic = table.topic(table.paper_topic[row])

@@ -23,7 +23,7 @@ from explorer.features.topics.stage_naming import (
     second_phrase,
     unique,
 )
-from explorer.features.topics.table import AREA, TOPIC
+from explorer.features.topics.table import AREA, TOPIC, topic_table
 from explorer.query.engine import Explorer
 from tests.venue_fixtures import venue_index  # noqa: F401 (a fixture)
 
@@ -61,11 +61,11 @@ def test_a_stronger_claim_wins_and_the_other_topic_takes_its_next_phrase():
 
 
 def check_names(explorer: Explorer, index: Path) -> None:
-    areas, fine = explorer.topics(AREA), explorer.topics(TOPIC)
+    areas, fine = topic_table(explorer).topics(AREA), topic_table(explorer).topics(TOPIC)
     names = [t.name.lower() for t in areas + fine]
     assert len(names) == len(set(names)), Counter(names).most_common(3)
     for topic in fine:
-        parent = explorer.topic(topic.parent)
+        parent = topic_table(explorer).topic(topic.parent)
         assert not any(near_copy(topic.name, part) for part in parent.name.split(" and ")), (
             topic.name, parent.name)
     for topic in areas + fine:
@@ -83,7 +83,8 @@ def check_names(explorer: Explorer, index: Path) -> None:
         centre = topic_centres(vectors, grouped, [number])[0]
         rows = np.flatnonzero(grouped == number)
         best = rows[np.argmax(vectors[rows] @ centre)]
-        assert explorer.topic_papers(area.topic_id, 1)[0].paper_id == explorer.papers[best].paper_id
+        top = topic_table(explorer).papers(area.topic_id, 1)[0]
+        assert top.paper_id == explorer.papers[best].paper_id
 
 
 def test_names_on_the_seeds_index(seeds_explorer: Explorer, seeds_index: Path):
@@ -96,4 +97,5 @@ def test_names_on_the_venue_corpus(venue_index: Path):  # noqa: F811
     networks", and "Single image", "Strongly convex" were names."""
     explorer = Explorer.open(venue_index)
     check_names(explorer, venue_index)
-    assert len(explorer.topics(AREA)) >= 4 and len(explorer.topics(TOPIC)) >= 30
+    table = topic_table(explorer)
+    assert len(table.topics(AREA)) >= 4 and len(table.topics(TOPIC)) >= 30

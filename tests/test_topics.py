@@ -17,7 +17,7 @@ import pytest
 from explorer.cli.main import main
 from explorer.errors import UnknownTopicError
 from explorer.features.topics import stage as maps
-from explorer.features.topics.table import AREA, TOPIC, TopicTable, growth_line
+from explorer.features.topics.table import AREA, TOPIC, TopicTable, corpus_map, growth_line, topic_table
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.conftest import SEEDS
@@ -43,7 +43,7 @@ def _used_by(phrase: str, texts: list[str]) -> bool:
 
 
 def test_every_paper_has_a_broad_area_and_a_finer_topic_inside_it(seeds_explorer: Explorer):
-    table = seeds_explorer.topic_table
+    table = topic_table(seeds_explorer)
     areas, fine = table.topics(AREA), table.topics(TOPIC)
     assert 2 <= len(areas) < len(fine) and table.has_areas
     for row, topic_id in enumerate(table.paper_topic):
@@ -57,7 +57,7 @@ def test_every_paper_has_a_broad_area_and_a_finer_topic_inside_it(seeds_explorer
 
 
 def test_names_are_short_phrases_the_papers_use_not_bags_of_words(seeds_explorer: Explorer):
-    table = seeds_explorer.topic_table
+    table = topic_table(seeds_explorer)
     names = [t.name for t in table.topics()]
     assert len(set(t.name.lower() for t in table.topics(TOPIC))) == len(table.topics(TOPIC))
     for topic in table.topics():
@@ -71,7 +71,7 @@ def test_names_are_short_phrases_the_papers_use_not_bags_of_words(seeds_explorer
 
 
 def test_papers_come_most_central_first_and_neighbours_are_the_closest(seeds_explorer: Explorer):
-    table, vectors = seeds_explorer.topic_table, seeds_explorer.vectors
+    table, vectors = topic_table(seeds_explorer), seeds_explorer.vectors
     for topic in table.topics():
         rows = table.rows(topic.topic_id)
         centre = vectors[rows].astype(np.float64).mean(axis=0)
@@ -95,19 +95,19 @@ def test_the_cli_json_is_what_the_library_says(capsys, seeds_index: Path,
                                                seeds_explorer: Explorer):
     assert main(["topics", "--index", str(seeds_index), "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["topics"]
-    assert listed == [t.to_dict() for t in seeds_explorer.topics()]
-    fine = seeds_explorer.topics(TOPIC)[0]
+    assert listed == [t.to_dict() for t in topic_table(seeds_explorer).topics()]
+    fine = topic_table(seeds_explorer).topics(TOPIC)[0]
     assert main(["topic", fine.topic_id, "--index", str(seeds_index), "--json", "--k", "5"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown == json.loads(json.dumps(seeds_explorer.topic_table.report(fine.topic_id, 5)))
+    assert shown == json.loads(json.dumps(topic_table(seeds_explorer).report(fine.topic_id, 5)))
     assert [p["paper_id"] for p in shown["papers"]] == [
-        p.paper_id for p in seeds_explorer.topic_papers(fine.topic_id, 5)]
+        p.paper_id for p in topic_table(seeds_explorer).papers(fine.topic_id, 5)]
     assert main(["topic", fine.topic_id, "--index", str(seeds_index)]) == 0
     text = capsys.readouterr().out
-    assert fine.name in text and seeds_explorer.topic(fine.parent).name in text
+    assert fine.name in text and topic_table(seeds_explorer).topic(fine.parent).name in text
     assert main(["topics", "--index", str(seeds_index)]) == 0
     out = capsys.readouterr().out
-    assert all(f"{t.topic_id} " in out and t.name in out for t in seeds_explorer.topics())
+    assert all(f"{t.topic_id} " in out and t.name in out for t in topic_table(seeds_explorer).topics())
     assert main(["topic", "42.7", "--index", str(seeds_index)]) == 1
     error = capsys.readouterr().err
     assert "No topic '42.7'" in error and "explorer topics" in error and "Traceback" not in error
@@ -116,12 +116,12 @@ def test_the_cli_json_is_what_the_library_says(capsys, seeds_index: Path,
 def test_the_topic_page_shows_what_the_library_says(seeds_explorer: Explorer):
     from explorer.features.topics.ui import topic_page
 
-    area = seeds_explorer.topics(AREA)[0]
+    area = topic_table(seeds_explorer).topics(AREA)[0]
     page = topic_page(seeds_explorer, area.topic_id, top_k=7)
     assert [h.paper_id for h in page.hits] == [
-        p.paper_id for p in seeds_explorer.topic_papers(area.topic_id, 7)]
+        p.paper_id for p in topic_table(seeds_explorer).papers(area.topic_id, 7)]
     assert [t.topic_id for t in page.related["topics"]] == list(area.children)
-    assert page.report["growth"] == growth_line(seeds_explorer.topic_table.spread(area.topic_id))
+    assert page.report["growth"] == growth_line(topic_table(seeds_explorer).spread(area.topic_id))
     with pytest.raises(UnknownTopicError, match="explorer topics"):
         topic_page(seeds_explorer, "99")
 
@@ -156,13 +156,13 @@ def test_hostile_text_stays_inert_in_names(tmp_path: Path):
     corpus.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
     build([corpus], tmp_path / "index", "default")
     explorer = Explorer.open(tmp_path / "index")
-    for topic in explorer.topics():
+    for topic in topic_table(explorer).topics():
         for text in (topic.name, *topic.phrases):
             assert not set(text) & set("<>[]()*$:`\\=\"") and text.strip()
-    bad = {**explorer.corpus_map, "topics": [
-        {**t, "label": HOSTILE, "terms": [HOSTILE]} for t in explorer.corpus_map["topics"]],
+    bad = {**corpus_map(explorer), "topics": [
+        {**t, "label": HOSTILE, "terms": [HOSTILE]} for t in corpus_map(explorer)["topics"]],
         "areas": [{**a, "label": HOSTILE, "terms": [HOSTILE]}
-                  for a in explorer.corpus_map["areas"]]}
+                  for a in corpus_map(explorer)["areas"]]}
     table = TopicTable(bad, explorer.papers)
     raw = re.compile(r"(?<!\\)[<>\[\]()*:`$]")  # markup characters not escaped
     for topic in table.topics():
@@ -203,19 +203,20 @@ def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: P
 
     old = _as_before(index_copy)
     explorer = Explorer.open(index_copy)
-    table = explorer.topic_table
-    assert not table.has_areas and [t.name for t in explorer.topics()] == [
+    table = topic_table(explorer)
+    assert not table.has_areas and [t.name for t in topic_table(explorer).topics()] == [
         t["label"] for t in sorted(old["topics"], key=lambda t: t["id"])]
-    assert all(t.parent is None and t.level == TOPIC for t in explorer.topics())
-    assert sum(len(explorer.topic_papers(t.topic_id)) for t in explorer.topics()) == 71
+    assert all(t.parent is None and t.level == TOPIC for t in topic_table(explorer).topics())
+    table = topic_table(explorer)
+    assert sum(len(table.papers(t.topic_id)) for t in table.topics()) == 71
     spec = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
     labels = [layer for layer in spec["layers"] if layer["@@type"] == "TextLayer"]
     assert [len(layer["data"]) for layer in labels] == [len(old["topics"])]
     report = build([SEEDS], index_copy, "default")  # embeds nothing, keeps the layout
     assert not report.up_to_date and report.embedded == 0
     again = Explorer.open(index_copy)
-    assert again.topic_table.has_areas and again.corpus_map["x"] == old["x"]
-    assert again.corpus_map["topic"] == old["topic"]
+    assert topic_table(again).has_areas and corpus_map(again)["x"] == old["x"]
+    assert corpus_map(again)["topic"] == old["topic"]
 
 
 def test_an_update_keeps_topics_names_and_areas_consistent(index_copy: Path, tmp_path: Path):
@@ -224,21 +225,22 @@ def test_an_update_keeps_topics_names_and_areas_consistent(index_copy: Path, tmp
     extra.write_text("\n".join(json.dumps(p) for p in NEW_PAPERS))
     build([SEEDS, extra], index_copy, "default")
     after = Explorer.open(index_copy)
-    assert after.corpus_map["changed"] == 2  # updated, not laid out afresh
-    assert [(t.topic_id, t.name, t.phrases, t.children, t.parent) for t in after.topics()] == [
-        (t.topic_id, t.name, t.phrases, t.children, t.parent) for t in before.topics()]
+    assert corpus_map(after)["changed"] == 2  # updated, not laid out afresh
+    assert [(t.topic_id, t.name, t.phrases, t.children, t.parent)
+            for t in topic_table(after).topics()] == [
+        (t.topic_id, t.name, t.phrases, t.children, t.parent) for t in topic_table(before).topics()]
     for paper in before.papers:
-        assert after.topic_table.paper_topic[after.row(paper.paper_id)] == (
-            before.topic_table.paper_topic[before.row(paper.paper_id)])
+        assert topic_table(after).paper_topic[after.row(paper.paper_id)] == (
+            topic_table(before).paper_topic[before.row(paper.paper_id)])
     vectors = after.vectors
     for new_id in ("new-1", "new-2"):  # the topic of the nearest paper already on the map
         row = after.row(new_id)
         others = [r for r in range(len(after.papers))
                   if after.papers[r].paper_id not in ("new-1", "new-2")]
         nearest = others[int(np.argmax(vectors[others] @ vectors[row]))]
-        assert after.topic_table.paper_topic[row] == after.topic_table.paper_topic[nearest]
-    assert sum(t.size for t in after.topics(AREA)) == 73
-    assert len(after.corpus_map["closeness"]) == 73
+        assert topic_table(after).paper_topic[row] == topic_table(after).paper_topic[nearest]
+    assert sum(t.size for t in topic_table(after).topics(AREA)) == 73
+    assert len(corpus_map(after)["closeness"]) == 73
 
 
 def test_an_update_of_a_map_from_before_names_it_without_moving_it():
@@ -258,24 +260,24 @@ def test_many_threads_get_the_answers_one_gets(seeds_index: Path):
     explorer = Explorer.open(seeds_index)  # fresh: the table is built by the racing threads
 
     def ask(number: int) -> tuple:
-        topics = explorer.topics()
+        topics = topic_table(explorer).topics()
         chosen = topics[number % len(topics)]
         return (tuple(t.to_dict()["id"] for t in topics), chosen.name,
-                tuple(p.paper_id for p in explorer.topic_papers(chosen.topic_id, 10)),
-                json.dumps(explorer.topic_table.report(chosen.topic_id, 5)))
+                tuple(p.paper_id for p in topic_table(explorer).papers(chosen.topic_id, 10)),
+                json.dumps(topic_table(explorer).report(chosen.topic_id, 5)))
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = list(pool.map(ask, range(64)))
     alone = Explorer.open(seeds_index)
     expected = [None] * 64
     for number in range(64):
-        topics = alone.topics()
+        topics = topic_table(alone).topics()
         chosen = topics[number % len(topics)]
         expected[number] = (tuple(t.topic_id for t in topics), chosen.name,
-                            tuple(p.paper_id for p in alone.topic_papers(chosen.topic_id, 10)),
-                            json.dumps(alone.topic_table.report(chosen.topic_id, 5)))
+                            tuple(p.paper_id for p in topic_table(alone).papers(chosen.topic_id, 10)),
+                            json.dumps(topic_table(alone).report(chosen.topic_id, 5)))
     assert answers == expected
-    assert dataclasses.is_dataclass(alone.topics()[0])
+    assert dataclasses.is_dataclass(topic_table(alone).topics()[0])
 
 
 def test_the_app_shows_the_library_topic_and_an_unknown_one_as_the_list(seeds_index: Path,
@@ -283,18 +285,19 @@ def test_the_app_shows_the_library_topic_and_an_unknown_one_as_the_list(seeds_in
                                                                        monkeypatch):
     from tests.test_app import card_ids, click, run_app
 
-    fine = seeds_explorer.topics(TOPIC)[1]
+    fine = topic_table(seeds_explorer).topics(TOPIC)[1]
     app = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": fine.topic_id})
-    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.topic_id, 20)]
+    table = topic_table(seeds_explorer)
+    assert card_ids(app, "t") == [p.paper_id for p in table.papers(fine.topic_id, 20)]
     assert any(fine.name in m.value for m in app.markdown)
-    assert any(seeds_explorer.topic_table.report(fine.topic_id)["growth"] in c.value
+    assert any(topic_table(seeds_explorer).report(fine.topic_id)["growth"] in c.value
                for c in app.caption)
     click(app, f"topic-in-{fine.parent}")
     assert app.query_params["topic"] == fine.parent
-    assert card_ids(app, "t") == [p.paper_id for p in seeds_explorer.topic_papers(fine.parent, 20)]
+    assert card_ids(app, "t") == [p.paper_id for p in table.papers(fine.parent, 20)]
     listing = run_app(seeds_index, monkeypatch, {"view": "topic", "topic": "77.7"})
     keys = {b.key for b in listing.button if b.key and b.key.startswith("topics-")}
-    assert keys == {f"topics-{t.topic_id}" for t in seeds_explorer.topics()}
+    assert keys == {f"topics-{t.topic_id}" for t in topic_table(seeds_explorer).topics()}
     zoomed = run_app(seeds_index, monkeypatch, {"view": "map", "topic": fine.parent})
     assert zoomed.selectbox(key=f"zoom-{fine.parent}").value == fine.parent
 
@@ -303,8 +306,9 @@ def test_a_paper_page_links_its_topic(seeds_index: Path, seeds_explorer: Explore
     from tests.test_app import card_ids, click, run_app
 
     paper = seeds_explorer.papers[5]
-    topic_id = seeds_explorer.topic_table.paper_topic[5]
+    topic_id = topic_table(seeds_explorer).paper_topic[5]
     app = run_app(seeds_index, monkeypatch, {"paper": paper.paper_id})
     click(app, f"open-topic-{topic_id}")
     assert app.query_params["view"] == "topic" and app.query_params["topic"] == topic_id
-    assert card_ids(app, "t")[:3] == [p.paper_id for p in seeds_explorer.topic_papers(topic_id, 3)]
+    table = topic_table(seeds_explorer)
+    assert card_ids(app, "t")[:3] == [p.paper_id for p in table.papers(topic_id, 3)]

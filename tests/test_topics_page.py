@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.features.topics.table import topic_table
 from explorer.features.years import ui as ui_years
 from explorer.query.engine import Explorer
 from tests.venue_fixtures import venue_index  # noqa: F401 (a fixture)
@@ -22,8 +23,8 @@ def test_the_sidebar_topics_button_opens_the_list(seeds_index: Path, seeds_explo
                                                   monkeypatch):
     from tests.test_app import click, run_app
 
-    area = seeds_explorer.topics("area")[0]
-    every = {f"topics-{t.topic_id}" for t in seeds_explorer.topics()}
+    area = topic_table(seeds_explorer).topics("area")[0]
+    every = {f"topics-{t.topic_id}" for t in topic_table(seeds_explorer).topics()}
     for params in ({"view": "map", "topic": area.topic_id}, {"view": "topic", "topic": area.topic_id}):
         app = click(run_app(seeds_index, monkeypatch, params), "nav-topic")
         assert "topic" not in app.query_params, params
@@ -40,7 +41,7 @@ def test_the_venue_corpus_says_its_two_years_in_words(venue_index: Path, monkeyp
     from tests.test_app import ask, run_app
 
     explorer = Explorer.open(venue_index)
-    topic = explorer.topics("topic")[0]
+    topic = topic_table(explorer).topics("topic")[0]
     app = run_app(venue_index, monkeypatch, {"view": "topic", "topic": topic.topic_id})
     assert not app.get("plotly_chart")
     words = [c.value for c in app.caption if "of these; the corpus" in c.value]
@@ -50,4 +51,4 @@ def test_the_venue_corpus_says_its_two_years_in_words(venue_index: Path, monkeyp
     said = [c.value for c in asked.caption if c.value.startswith("Years of the top 200")]
     assert len(said) == 1 and "the corpus" in said[0] and ui_years.HINT not in said[0]
     listing = run_app(venue_index, monkeypatch, {"view": "topic"})
-    assert listed(listing) == {f"topics-{t.topic_id}" for t in explorer.topics()}
+    assert listed(listing) == {f"topics-{t.topic_id}" for t in topic_table(explorer).topics()}

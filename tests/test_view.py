@@ -12,6 +12,7 @@ import pytest
 from explorer.artifacts.manifest import Manifest, ModelInfo
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import terms_note
+from explorer.features.topics.table import corpus_map, topic_table
 from explorer.features.topics.ui import corpus_chart
 from explorer.features.topics.ui_map import Focus, map_chart, picked_ids, shown_rows
 from explorer.query.engine import Explorer, Filters, Hit
@@ -163,7 +164,7 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     neighbours = [hit.paper_id for hit in explorer.similar("gnn", 3)]
     focus = Focus(open_row=explorer.row("gnn"),
                   neighbour_rows=[explorer.row(pid) for pid in neighbours])
-    spec = json.loads(map_chart(explorer.corpus_map, explorer.papers, focus).to_json())
+    spec = json.loads(map_chart(corpus_map(explorer), explorer.papers, focus).to_json())
     layers = {layer["id"]: layer for layer in spec["layers"]}
     assert [p["i"] for p in layers["open"]["data"]] == ["gnn"]
     assert [p["i"] for p in layers["neighbours"]["data"]] == neighbours
@@ -174,8 +175,8 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     whole = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
     labels = next(layer["data"] for layer in whole["layers"] if layer["id"] == "labels")
     areas = [label for label in labels if label["r"] >= 500]  # drawn first: areas
-    assert len(areas) == len(explorer.topics("area"))
-    assert len(labels) - len(areas) == len(explorer.topics("topic"))
+    assert len(areas) == len(topic_table(explorer).topics("area"))
+    assert len(labels) - len(areas) == len(topic_table(explorer).topics("topic"))
 
 
 def test_the_papers_layer_can_be_a_served_file_of_the_same_data(small_index, tmp_path):  # noqa: F811
@@ -309,10 +310,10 @@ def test_results_are_the_engines_and_computed_once(small_index, monkeypatch):  #
 def test_an_index_without_a_map_for_its_papers_draws_none(small_index):  # noqa: F811
     explorer = Explorer.open(small_index)
     assert corpus_chart(explorer, Location(page="map", paper_id="gnn")) is not None
-    stale = dict(explorer.corpus_map, x=explorer.corpus_map["x"][:-1])  # one paper short
+    stale = dict(corpus_map(explorer), x=corpus_map(explorer)["x"][:-1])  # one paper short
     for extras in ({}, {"map": stale}):
         other = Explorer(dataclasses.replace(explorer.artifacts, extras=extras))
-        assert other.corpus_map is None and corpus_chart(other, Location(page="map")) is None
+        assert corpus_map(other) is None and corpus_chart(other, Location(page="map")) is None
 
 
 def test_a_cards_caption_names_shared_terms_only():

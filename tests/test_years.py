@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from explorer.cli.main import main
+from explorer.features.topics.table import topic_table
 from explorer.features.years import ui as ui_years
 from explorer.features.years.spread import (
     LIKE_CORPUS,
@@ -281,8 +282,9 @@ def test_a_topic_page_shows_its_papers_years_and_whether_it_is_recent(years_inde
     from explorer.features.topics.ui import topic_years
     from tests.test_app import run_app
 
-    topic = max(sample.topics("topic"), key=lambda t: len(sample.topic_papers(t.topic_id)))
-    papers = sample.topic_papers(topic.topic_id)
+    table = topic_table(sample)
+    topic = max(table.topics("topic"), key=lambda t: len(table.papers(t.topic_id)))
+    papers = table.papers(topic.topic_id)
     found = topic_years(sample, topic.topic_id)
     assert found is not None
     counts, _ = brute_counts(SimpleNamespace(paper=p) for p in papers if p.year in range(1000, 2101))
@@ -358,4 +360,4 @@ def test_a_corpus_of_one_year_says_nothing_about_years(sample, monkeypatch):
     monkeypatch.setattr(ui_years, "corpus_spread", lambda explorer: one)
     monkeypatch.setattr(topics_ui, "corpus_spread", lambda explorer: one)
     assert ui_years.year_view(sample, Location(query=question), "search", question) is None
-    assert topics_ui.topic_years(sample, sample.topics("topic")[0].topic_id) is None
+    assert topics_ui.topic_years(sample, topic_table(sample).topics("topic")[0].topic_id) is None

@@ -10,6 +10,7 @@ from explorer import wording
 from explorer.app.kit import Page, button, downloads_ui, hits_ui
 from explorer.features.explanations import ui as explanations
 from explorer.features.explanations.ui import lit
+from explorer.features.topics.table import corpus_map
 from explorer.features.years.page import years_ui
 from explorer.query.engine import Explorer
 from explorer.ui import page
@@ -51,7 +52,7 @@ def start_ui(explorer: Explorer, location: Location) -> None:
     st.markdown(page.corpus_markdown(explorer.manifest, public_facets(explorer)))
     st.markdown(page.START)
     with st.container(horizontal=True, key="examples"):
-        for number, example in enumerate(page.example_questions(explorer.corpus_map)):
+        for number, example in enumerate(page.example_questions(corpus_map(explorer))):
             button(escape_markdown(example), replace(location, page=ASK, query=example),
                    key=f"example-{number}", icon=":material/help:")
 

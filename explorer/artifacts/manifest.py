@@ -20,9 +20,14 @@ from typing import Any
 from explorer.artifacts.layout import MANIFEST, REQUIRED, WRITTEN
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
+from explorer.index.lexical import LEXICAL_ROLES  # every index of format 2 holds BM25
 from explorer.settings import DEFAULT_CORPUS
 
-FORMAT_VERSION = 1
+# Format 2 (issue 30): the query path reads no older index. `explorer build` (and `make run`)
+# reads one of OLDEST_FORMAT on only to reuse its vectors, and writes the folder anew.
+FORMAT_VERSION = 2
+OLDEST_FORMAT = 1
+_OLDER = "an older format"
 MAX_MANIFEST_BYTES = 64 << 20  # a manifest read to tell ours from a stranger's
 # field -> type; the first ones are required (every build has written them)
 FIELDS: dict[str, type] = {
@@ -116,10 +121,11 @@ class Manifest:
     extra: Mapping[str, Any] = field(default_factory=lambda: _NONE)
 
     @classmethod
-    def from_dict(cls, data: Any, path: Path) -> Manifest:
+    def from_dict(cls, data: Any, path: Path, older: bool = False) -> Manifest:
         """The manifest read from `path` (manifest.json); IndexInvalidError with the command to
-        rebuild unless `data` is a valid manifest of FORMAT_VERSION."""
-        check_manifest(data, path, FORMAT_VERSION, REQUIRED)
+        rebuild unless `data` is a valid manifest of FORMAT_VERSION (`older`: or of an older
+        format, which only a build reads, for the vectors it may reuse)."""
+        check_manifest(data, path, FORMAT_VERSION, REQUIRED + (() if older else LEXICAL_ROLES), older)
         data = copy.deepcopy(data)  # a dict: checked above
         values = {name: data[name] for name in _ORDER if name in data}
         values.update({name: MappingProxyType(data[name]) for name in _MAPPINGS if name in data})
@@ -187,9 +193,9 @@ def _command(folder: str | Path, inputs: object, show: Callable[[str], str] = st
     return f"explorer build {' '.join(map(show, paths))} --out {show(str(folder))}"
 
 
-def read_manifest(folder: Path) -> Manifest:
+def read_manifest(folder: Path, older: bool = False) -> Manifest:
     """The manifest alone (cheap), with every field checked: raises IndexMissingError /
-    IndexInvalidError."""
+    IndexInvalidError (also for an index of an older format, unless `older`)."""
     path = folder / MANIFEST
     try:
         text = path.read_text(encoding="utf-8")
@@ -209,7 +215,7 @@ def read_manifest(folder: Path) -> Manifest:
         raise IndexInvalidError(
             f"{path} is corrupted ({exc}). Rebuild the index: `{rebuild_hint(folder)}`."
         ) from exc
-    return Manifest.from_dict(data, path)
+    return Manifest.from_dict(data, path, older)
 
 
 def foreign_manifest(folder: Path) -> str:
@@ -238,18 +244,25 @@ def is_plain_name(name: object) -> bool:
             and not any(c in name for c in "/\\\x00"))
 
 
-def check_manifest(manifest: object, path: Path, version: int, roles: tuple[str, ...]) -> None:
-    """Refuse (IndexInvalidError) anything but a manifest of format `version` whose fields
-    have their types and whose files include `roles`."""
-    problem = _problem(manifest, version, roles)
+def check_manifest(manifest: object, path: Path, version: int, roles: tuple[str, ...],
+                   older: bool = False) -> None:
+    """Refuse (IndexInvalidError) anything but a manifest of format `version` (`older`: or of
+    one from OLDEST_FORMAT on) whose fields have their types and whose files include `roles`."""
+    problem = _problem(manifest, version, roles, older)
     if problem:
         valid = isinstance(manifest, dict) and _problem_in(manifest, "inputs") is None
         hint = _command(path.parent, manifest.get("inputs") if valid else None)
+        if problem == _OLDER:
+            raise IndexInvalidError(
+                f"The index in {path.parent} was built by an older version of Paper Explorer "
+                f"(index format {manifest['format_version']}; this version reads format "
+                f"{version}). Rebuild it; its vectors are reused, nothing is embedded again: "
+                f"`{hint}`.")
         raise IndexInvalidError(f"{path} is not a valid Paper Explorer manifest of format "
                                 f"{version} ({problem}). Rebuild the index: `{hint}`.")
 
 
-def _problem(manifest: object, version: int, roles: tuple[str, ...]) -> str | None:
+def _problem(manifest: object, version: int, roles: tuple[str, ...], older: bool) -> str | None:
     if not isinstance(manifest, dict):
         return "not a JSON object"
     for field_name in REQUIRED_FIELDS:
@@ -259,8 +272,9 @@ def _problem(manifest: object, version: int, roles: tuple[str, ...]) -> str | No
         problem = _problem_in(manifest, field_name)
         if problem:
             return problem
-    if manifest["format_version"] != version:
-        return f"format {manifest['format_version']}"
+    found = manifest["format_version"]
+    if found != version and not (older and OLDEST_FORMAT <= found < version):
+        return _OLDER if OLDEST_FORMAT <= found < version else f"format {found}"
     if manifest["index_type"] not in INDEX_TYPES:
         return f"unknown index type {manifest['index_type']!r}"
     if manifest["count"] < 0:

@@ -149,27 +149,27 @@ def paper_lines(papers: Iterable[Paper]) -> list[str]:
     return [encode(p.to_dict()) + "\n" for p in papers]
 
 
-def load_artifacts(folder: Path, papers: bool = True) -> Artifacts:
+def load_artifacts(folder: Path, papers: bool = True, older: bool = False) -> Artifacts:
     """Load and check everything the manifest names; refuse anything that does not match.
 
     A build that finishes meanwhile deletes the files of the manifest read here: the load then
     starts again from the new manifest, so it sees the old index or the new one, whole.
-    `papers=False` checks the papers file but does not parse it (`Artifacts.papers` is then
-    empty): an incremental build needs only the vectors, arrays and extras."""
+    `papers=False`: the papers file checked, not parsed (no `Artifacts.papers`), and `older`:
+    an older format read too (manifest.OLDEST_FORMAT): what an incremental build needs."""
     for attempt in range(LOAD_ATTEMPTS):
-        manifest = read_manifest(folder)
+        manifest = read_manifest(folder, older)
         try:
             return _load(folder, manifest, papers)
         except IndexInvalidError:
-            if attempt + 1 == LOAD_ATTEMPTS or not _moved_on(folder, manifest):
+            if attempt + 1 == LOAD_ATTEMPTS or not _moved_on(folder, manifest, older):
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _moved_on(folder: Path, manifest: Manifest) -> bool:
+def _moved_on(folder: Path, manifest: Manifest, older: bool) -> bool:
     """True when the folder's manifest is no longer `manifest` (a build replaced it)."""
     try:
-        return read_manifest(folder).build_id != manifest.build_id
+        return read_manifest(folder, older).build_id != manifest.build_id
     except (IndexInvalidError, IndexMissingError):
         return False
 

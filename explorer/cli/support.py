@@ -12,11 +12,12 @@ from pathlib import Path
 
 from explorer.cli.terminal import safe_text
 from explorer.errors import ExplorerError
-from explorer.settings import Settings
+from explorer.settings import DEFAULT_INDEX_DIR, Settings
 
 EXIT_ERROR = 1
 DEBUG_HINT = "Rerun with EXPLORER_DEBUG=1 to see the traceback."
 SHOWN_MISSING = 10  # reference-list entries the index lacks, named on stderr
+INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"  # every --index
 
 
 def describe(exc: BaseException) -> str:

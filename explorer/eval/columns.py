@@ -2,9 +2,9 @@
 pipeline: lexical, dense, the previous default and today's default.
 
 `Corpus` holds papers and their vectors in memory with the channels Explorer builds over an
-index (a FAISS DenseChannel and BM25's LexicalChannel), so a sub-corpus of a cached pool is
-ranked exactly as an index of the same papers would rank it: `ranked` asks
-policy.plan_for and pipeline.run, as Explorer.rank does. Whatever policy ships is measured.
+index (query/ranker.py's channels_over: FAISS, BM25), so a sub-corpus of a cached pool is ranked
+exactly as an index of the same papers would rank it: `ranked` calls the product's Ranker.rows,
+as Explorer.rank does. Whatever policy ships is measured.
 
 "previous default" is the hybrid ranking before issue 11 (a min-max blend of the two channels,
 0.5 / 0.5, then the feedback pass at every corpus size, also for a paper as the query), kept to
@@ -20,9 +20,9 @@ import numpy as np
 
 from explorer.corpus.papers import Paper
 from explorer.eval.evaluate import Query
-from explorer.index.dense import VectorIndex
 from explorer.index.lexical import LexicalIndex
 from explorer.query.engine import Explorer
+from explorer.query.ranker import Ranker, reference
 from explorer.ranking.calibration import (
     ABSENT_BEST,
     PAPERS,
@@ -31,13 +31,12 @@ from explorer.ranking.calibration import (
     pair_quantiles,
     question_references,
 )
-from explorer.ranking.channels import Channel, DenseChannel, LexicalChannel, Ranked, Request
+from explorer.ranking.channels import Channel, Ranked, Request
 from explorer.ranking.feedback import feedback_channel
 from explorer.ranking.filters import Blocked
 from explorer.ranking.fusion import CANDIDATES, DENSE, HYBRID, LEXICAL, blend_fusion, query_ceiling
 from explorer.ranking.options import QueryOptions
-from explorer.ranking.pipeline import run
-from explorer.ranking.policy import DEFAULT_MODE, plan_for
+from explorer.ranking.policy import DEFAULT_MODE
 
 PREVIOUS, DEFAULT = "previous default", "default"
 COLUMNS = (LEXICAL, DENSE, PREVIOUS, DEFAULT)
@@ -62,19 +61,16 @@ class Corpus:
     lexical: LexicalIndex
     channels: dict[str, Channel]
     references: dict[str, tuple[float, ...]]
+    ranker: Ranker  # the product's ranking over these papers and channels
 
     @classmethod
     def of(cls, papers: Sequence[Paper], vectors: np.ndarray, titles: np.ndarray | None = None,
            references: dict[str, tuple[float, ...]] | None = None) -> Corpus:
         """Index `papers` and `vectors` (n, d) as a build does (exact FAISS, BM25, the paper
         pairs' and, given the papers' `titles` (n, d) embedded as questions, the questions'
-        reference cosines); `references` instead: an index's own (Explorer.reference)."""
-        if len(papers) != len(vectors):
-            raise ValueError(f"{len(papers)} papers but {len(vectors)} vectors")
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        lexical = LexicalIndex.from_papers(papers)
-        channels = {DENSE: DenseChannel(VectorIndex.build(vectors), batch=False),
-                    LEXICAL: LexicalChannel(lambda: lexical)}
+        reference cosines); `references` instead: an index's own (ranker.reference)."""
+        ranker = Ranker.of(list(papers), vectors)
+        vectors = ranker.vectors
         if references is None:
             references = {PAPERS: tuple(pair_quantiles(vectors)), QUESTIONS: (), ABSENT_BEST: ()}
             if titles is not None:
@@ -83,14 +79,15 @@ class Corpus:
                     papers, vectors, lambda texts: np.stack([embedded[t] for t in texts])
                 ).items()})
                 references[QUESTIONS] = references.pop(QUESTION_QUANTILES)
-        return cls(list(papers), vectors, lexical, channels, references)
+        return cls(list(ranker.papers), vectors, ranker.lexical(), dict(ranker.channels),
+                   references, ranker)
 
     @classmethod
     def of_index(cls, explorer: Explorer) -> Corpus:
         """An open index's papers, vectors and stored reference cosines."""
         scale = explorer.scale(QUESTIONS)
         return cls.of(explorer.papers, explorer.vectors, references={
-            **{kind: explorer.reference(kind) for kind in (QUESTIONS, PAPERS)},
+            **{kind: reference(explorer.scale(kind)) for kind in (QUESTIONS, PAPERS)},
             ABSENT_BEST: scale.absent if scale is not None else ()})
 
     def __len__(self) -> int:
@@ -103,17 +100,17 @@ def ranked(corpus: Corpus, column: str, text: str, vector: np.ndarray, *,
     """The rows (<= top_k,) that `column` ranks first for a query: `text` for BM25, `vector`
     (d,) for the dense channel; `paper_query`: the query is a paper's or document's text (a
     `similar` request), else a question; rows in `exclude` never come back."""
-    request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
-                      reference=corpus.references[PAPERS if paper_query else QUESTIONS])
+    reference = corpus.references[PAPERS if paper_query else QUESTIONS]
     blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
     if column == PREVIOUS:
+        request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
+                          reference=reference)
         channels = [corpus.channels[DENSE], corpus.channels[LEXICAL]]
         return previous_default(channels, request, blocked, corpus.vectors, top_k)[0]
-    mode = DEFAULT_MODE if column == DEFAULT else column
-    plan = plan_for(mode, QueryOptions(top_k=top_k), paper_query=paper_query,
-                    papers=len(corpus))
-    channels = [corpus.channels[name] for name in plan.channels]
-    return run(plan, channels, request, blocked, corpus.vectors)[0]
+    options = QueryOptions(top_k=top_k, mode=DEFAULT_MODE if column == DEFAULT else column)
+    (rows, _), _ = corpus.ranker.rows(text, vector, options, blocked, reference=reference,
+                                      paper_query=paper_query)
+    return rows
 
 
 def previous_default(channels: Sequence[Channel], request: Request, blocked: Blocked | None,
@@ -138,7 +135,7 @@ class _Asked:
 
     def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
         excluded = blocked.excluded if blocked is not None else ()
-        return self.explorer.candidates(self.name, request, depth, exclude=excluded)
+        return self.explorer.ranker.candidates(self.name, request, depth, exclude=excluded)
 
 
 def previous_ranker(explorer: Explorer) -> Callable[[Query, np.ndarray], list[int]]:

@@ -245,5 +245,8 @@ def _matrix(arrays: dict[str, np.ndarray], part: str, kind, rows: int, terms: in
     return kind(tuple(parts), shape=(rows, terms))
 
 
+LEXICAL_ROLES = tuple(f"{ARRAY_PREFIX}{name}" for name in ("data", "indices", "indptr", "vocab"))
+
+
 def has_lexical(arrays: dict[str, np.ndarray]) -> bool:
-    return all(f"{ARRAY_PREFIX}{name}" in arrays for name in ("data", "indices", "indptr", "vocab"))
+    return all(role in arrays for role in LEXICAL_ROLES)

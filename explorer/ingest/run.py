@@ -141,7 +141,7 @@ def build(  # noqa: PLR0913 - the public build API: each keyword is a CLI flag
 def _stored_sentences(out: Path) -> bool:
     """Whether the index in `out` stores sentence vectors (a default build keeps doing so)."""
     try:
-        return bool(read_manifest(out).sentences)
+        return bool(read_manifest(out, older=True).sentences)
     except ExplorerError:
         return False
 
@@ -367,9 +367,9 @@ class _Previous:
 
 
 def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
-    """The previous build in `out` when it used the same model (its vectors are reusable)."""
+    """The previous build in `out` (of an older format too) when it used the same model."""
     try:
-        found = load_artifacts(out, papers=False)
+        found = load_artifacts(out, papers=False, older=True)
     except ExplorerError:
         return None
     if found.manifest.model.fingerprint != spec.fingerprint:
@@ -378,7 +378,7 @@ def _previous(out: Path, spec: ModelSpec) -> _Previous | None:
     if stored is not None and len(stored) == found.index.count:
         hashes = [row.tobytes().hex() for row in stored]
     else:  # built before the hashes were stored
-        hashes = [p.text_hash for p in load_artifacts(out).papers]
+        hashes = [p.text_hash for p in load_artifacts(out, older=True).papers]
     return _Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
 
 

@@ -1,4 +1,4 @@
-"""Run an exported model (see model_export.py) with tokenizers plus OpenVINO or ONNX Runtime.
+"""Run an exported model (see model/export.py) with tokenizers plus OpenVINO or ONNX Runtime.
 
 Neither path imports torch or sentence-transformers, so a query-only process starts in about a
 second instead of seven. Batches are length-sorted and padded only to their longest text.

@@ -1,14 +1,16 @@
 """Which model may embed questions for an index: the one it was built with, or one whose
-weights have the same fingerprint; anything else is refused with the command to run."""
+weights have the same fingerprint; anything else is refused with the command to run. And that
+model loaded and warmed on a thread while an index opens (`Explorer.open(warm=True)`)."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from explorer.artifacts.manifest import Manifest
-from explorer.artifacts.store import rebuild_hint
+from explorer.artifacts.store import read_manifest, rebuild_hint
 from explorer.errors import IndexInvalidError, ModelNotFoundError
-from explorer.model.embedder import BUNDLED_NAMES, ModelSpec, resolve_model
+from explorer.model.embedder import BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
 
 
 def recorded_model(manifest: Manifest) -> str:
@@ -41,3 +43,20 @@ def comparable_model(manifest: Manifest, folder: Path, model: str | None = None)
         f"This index was built with model {recorded.model_id} but {spec.model_id} was "
         f"requested (or that folder's weights changed since); their vectors are not "
         f"comparable. Use the same model, or rebuild: {hint}.")
+
+
+def start_warming(folder: Path, model: str | None, backend: str, batch: bool
+                  ) -> tuple[ModelSpec, Future[Embedder]]:
+    """The model of the index in `folder` (as its manifest names it now), being loaded and
+    warmed up on a thread of its own."""
+    spec = comparable_model(read_manifest(folder), folder, model)
+
+    def load() -> Embedder:
+        embedder = Embedder(spec, backend=backend, batch=batch)
+        embedder.warm_up()
+        return embedder
+
+    return spec, WARMING.submit(load)
+
+
+WARMING = ThreadPoolExecutor(1, thread_name_prefix="explorer-warm")

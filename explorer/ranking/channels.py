@@ -37,7 +37,7 @@ class Request:
     `text` feeds BM25, `vector` (d,) the dense channel (and the hits' cosine), `scores` (n,)
     are a precomputed dense channel (e.g. an SVM's decision values). `ceiling()` is the best
     BM25 score `text` can reach in this corpus (ranking.query_ceiling), computed only when a
-    fusion asks for it (the feedback pass fuses twice: Explorer.rank computes it once).
+    fusion asks for it (the feedback pass fuses twice: Ranker.rows computes it once).
     `reference`: the corpus's random cosines of the request's kind (quantiles at percentiles
     0..100, calibration.Scale), which plausible fusion places each candidate's cosine among;
     empty when the index stores none of that kind."""

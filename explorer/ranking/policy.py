@@ -41,7 +41,7 @@ DEFAULT_FEEDBACK = True
 # also leads the lexical channel and whose cosine is above this percentile of the corpus's
 # random cosines of its kind stays first. Its own number, not a display label's threshold.
 EXACT_PERCENTILE = 99.5
-# The channels, by name: what Explorer.channel(name) returns.
+# The channels, by name: the keys of query/ranker.py's channels_over (Ranker.candidates).
 SCORES = "scores"  # a precomputed score of every row (Request.scores), in place of dense
 CHANNELS = (DENSE, LEXICAL, SCORES)
 

@@ -4,7 +4,8 @@ ranking a location asks for (under a hashable key), and the memos of its hits' h
 
 The memos are per Explorer (a rebuilt index is a new Explorer: nothing stale is served, and
 nothing here keeps an old one alive) and safe to share between the app's sessions; question
-vectors are remembered per model, so a rebuild with the same model embeds no question again.
+vectors (for the highlights) are remembered per model, so a rebuild with the same model
+embeds no question again.
 Questions and steer texts are cut (engine.cut_question) before they become part of a key, so no
 key holds more than MAX_QUESTION_CHARS characters of a visitor's text.
 """
@@ -115,9 +116,8 @@ def pool(explorer: Explorer, location: Location, verb: str, *subject, top_k: int
     options = query_options(public_facets(explorer), location, depth, narrow)
 
     def rank() -> list[Hit]:
-        if verb == "search":
-            vector = embed(explorer, subject[0])
-            return explorer.search_vector(vector, text=subject[0], options=options)
+        if verb == "search":  # as the CLI and the API ask (Explorer.search: batched)
+            return explorer.search(subject[0], options=options)
         if verb == "similar":
             return explorer.similar(subject[0], options=options)
         return explorer.recommend(*subject, options=options)

@@ -9,13 +9,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from explorer.cli.support import INDEX_HELP
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import ExplorerError, IndexMissingError
 from explorer.features.collections.records import Collection, split_known
 from explorer.features.collections.store import Collections
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 FORMATS = ("bibtex", "ris", "csl-json", "csv")
 
 

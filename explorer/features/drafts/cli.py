@@ -9,12 +9,10 @@ import textwrap
 from pathlib import Path
 
 from explorer import wording
-from explorer.cli.support import positive_int
+from explorer.cli.support import INDEX_HELP, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.features.facets.cli import add_filter_option
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
-
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
+from explorer.settings import Settings
 
 
 def add_missed(commands) -> None:

@@ -29,9 +29,6 @@ class Explainable(Protocol):
     """What an explanation reads of an index (an Explorer is one)."""
 
     @property
-    def has_lexical(self) -> bool: ...
-
-    @property
     def lexical(self) -> LexicalIndex: ...
 
     def paper(self, paper_id: str) -> Paper: ...
@@ -142,7 +139,7 @@ def _terms(text: str) -> set[str]:
 
 
 def _idf(explorer: Explainable) -> Callable[[str], float] | None:
-    return explorer.lexical.idf if explorer.has_lexical else None
+    return explorer.lexical.idf
 
 
 @functools.lru_cache(maxsize=1)

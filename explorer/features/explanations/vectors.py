@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
+from explorer.artifacts.layout import SENTENCE_TABLE, SENTENCE_VECTORS
 from explorer.corpus.sentences import split_sentences
 
 Spans = list[tuple[int, int]]
@@ -23,6 +24,17 @@ Sentences = tuple[Spans, np.ndarray]  # spans into the abstract, unit vectors (k
 # of 384 floats each, so ~11 KB a paper and ~45 MB when full.
 CACHED_PAPERS = 4096
 NO_SENTENCES: Sentences = ([], np.zeros((0, 0), dtype=np.float32))
+
+
+def stored_sentences(arrays: Mapping[str, np.ndarray], row: int) -> Sentences | None:
+    """The row's sentences as the index stores them (`arrays`: its named arrays); None when it
+    stores none (built without --sentences, or before its build wrote them: after the index)."""
+    if SENTENCE_TABLE not in arrays:
+        return None
+    table = arrays[SENTENCE_TABLE]
+    lo, hi = np.searchsorted(table[:, 0], [row, row + 1])
+    spans = [(int(s), int(e)) for _, s, e in table[lo:hi]]
+    return spans, arrays[SENTENCE_VECTORS][lo:hi].astype(np.float32)
 
 
 class SentenceVectors:

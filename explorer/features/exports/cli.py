@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from explorer.cli.support import INDEX_HELP
 from explorer.errors import ExplorerError, UnknownPaperError
 from explorer.features.exports.ui import FORMAT_NAMES
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 MAX_IDS = 10_000  # papers one export may name
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from explorer.corpus.papers import Paper
 from explorer.features.graph.query import CITES, Neighbourhood
+from explorer.features.topics.table import corpus_map
 from explorer.features.topics.ui_map import TOOLTIP, CompactDeck, hover_text, point_colours, view_state
 from explorer.query.engine import Explorer
 from explorer.ui.text import plain
@@ -96,10 +97,10 @@ def node_colours(explorer: Explorer, papers: Sequence[Paper]) -> tuple[list[list
         colours = [_ramp((year - low) / (high - low)) if year is not None else TOPIC_FALLBACK
                    for year in years]
         return colours, f"Colour: year, from dark ({low}) to yellow ({high})."
-    corpus_map = explorer.corpus_map
-    if corpus_map is None:
+    stored = corpus_map(explorer)
+    if stored is None:
         return [TOPIC_FALLBACK] * len(papers), ""
-    palette, numbers = point_colours(corpus_map, None)
+    palette, numbers = point_colours(stored, None)
     return ([palette[numbers[explorer.row(paper.paper_id)]] for paper in papers],
             "Colour: topic, as on the map.")
 

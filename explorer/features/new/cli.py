@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from explorer.cli.support import positive_int
+from explorer.cli.support import INDEX_HELP, positive_int
 from explorer.cli.terminal import safe_json, safe_text
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 from explorer.wording import score_line
 
 DEFAULT_TOP = 20
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
 def add_new(commands) -> None:

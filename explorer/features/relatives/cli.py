@@ -8,13 +8,12 @@ import sys
 import textwrap
 
 from explorer import wording
-from explorer.cli.support import positive_int
+from explorer.cli.support import INDEX_HELP, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.features.relatives.query import DEFAULT_THRESHOLD, DEFAULT_TOP_K, SENTENCE_PAIRS
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 
 ON_DEMAND = 20  # without stored sentence vectors, pairs explained (their sentences embedded)
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 
 
 def add_relatives(commands) -> None:
@@ -37,28 +36,36 @@ def add_relatives(commands) -> None:
 
 
 def _relatives(args: argparse.Namespace, settings: Settings, parser) -> int:
-    from explorer.features.relatives.query import (
-        check_threshold,
-        check_top_k,
-        closest_pairs,
-        pair_count,
-        relatives,
-    )
+    from explorer.features.relatives.query import check_threshold, check_top_k
     from explorer.query.engine import Explorer
 
     check_threshold(args.threshold)  # a bad number fails before the index loads
     check_top_k(args.top)
     explorer = Explorer.open(settings.index_dir, model=settings.query_model)
     if args.paper is not None:
-        paper = explorer.paper(args.paper)
-        found = relatives(explorer, paper.paper_id, args.threshold, args.top)
-        records = [_explained(explorer, paper.paper_id, r.paper.paper_id, r.to_dict(), n)
-                   for n, r in enumerate(found)]
-        if args.json:
-            print(safe_json({"paper_id": paper.paper_id, "relatives": records}, indent=2))
-        else:
-            _print_relatives(paper, records, args)
-        return 0
+        return _paper_relatives(explorer, args)
+    return _corpus_pairs(explorer, args)
+
+
+def _paper_relatives(explorer, args: argparse.Namespace) -> int:
+    """`relatives --paper ID`: the paper's own relatives."""
+    from explorer.features.relatives.query import relatives
+
+    paper = explorer.paper(args.paper)
+    found = relatives(explorer, paper.paper_id, args.threshold, args.top)
+    records = [_explained(explorer, paper.paper_id, r.paper.paper_id, r.to_dict(), n)
+               for n, r in enumerate(found)]
+    if args.json:
+        print(safe_json({"paper_id": paper.paper_id, "relatives": records}, indent=2))
+    else:
+        _print_relatives(paper, records, args)
+    return 0
+
+
+def _corpus_pairs(explorer, args: argparse.Namespace) -> int:
+    """`relatives`: the closest pairs of the whole corpus."""
+    from explorer.features.relatives.query import closest_pairs, pair_count
+
     found = closest_pairs(explorer, args.threshold, args.top)
     explorer.sentences_of([p.paper_id for t in found[:ON_DEMAND] for p in (t.paper, t.other)])
     records = [_explained(explorer, t.paper.paper_id, t.other.paper_id, t.to_dict(), n)

@@ -13,6 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
+from explorer.artifacts.layout import RELATIVE_ROWS, RELATIVE_SCORES, RELATIVES
 from explorer.corpus.papers import Paper
 from explorer.errors import IndexInvalidError, ThresholdError
 from explorer.features.explanations.explain import PairExplanation, explain_pair
@@ -100,7 +103,7 @@ def relatives(explorer: Explorer, paper_id: str, threshold: float | None = None,
     """The close relatives of `paper_id` (never itself nor a merged duplicate), closest first:
     from the stored pairs, or for an index without them one search of the paper."""
     row = explorer.row(paper_id)
-    stored = explorer.stored_relatives
+    stored = stored_pairs(explorer)
     if stored is not None:
         pairs, floor = stored
         partners, scores = pairs.above(check_threshold(threshold, floor)).touching(row)
@@ -122,8 +125,23 @@ def sentence_pairs(explorer: Explorer, paper_id: str, other_id: str,
     return explain_pair(explorer, paper_id, other_id, top_k=top_k)
 
 
+def stored_pairs(explorer: Explorer) -> tuple[Pairs, float] | None:
+    """The close pairs stored at build time (stage.py) and the lowest cosine stored; None for
+    an index built before them. Read once per Explorer."""
+    return explorer.part(_read_pairs)
+
+
+def _read_pairs(explorer: Explorer) -> tuple[Pairs, float] | None:
+    arrays, found = explorer.artifacts.arrays, explorer.artifacts.extras.get(RELATIVES)
+    if RELATIVE_ROWS not in arrays or RELATIVE_SCORES not in arrays or not isinstance(
+            found, dict) or not isinstance(found.get("floor"), (int, float)):
+        return None
+    return (Pairs(np.asarray(arrays[RELATIVE_ROWS], dtype=np.int64),
+                  np.asarray(arrays[RELATIVE_SCORES], dtype=np.float32)), float(found["floor"]))
+
+
 def _stored(explorer: Explorer) -> tuple[Pairs, float]:
-    stored = explorer.stored_relatives
+    stored = stored_pairs(explorer)
     if stored is None:
         folder = explorer.artifacts.folder
         raise IndexInvalidError(

@@ -16,6 +16,7 @@ from explorer.features.relatives.query import (
     pair_count,
     relatives,
     sentence_pairs,
+    stored_pairs,
 )
 from explorer.query.engine import Explorer
 from explorer.ui.page import badged_title, meta_parts
@@ -74,7 +75,7 @@ def intro_markdown(explorer: Explorer) -> str:
 def empty_markdown(explorer: Explorer) -> str:
     """What the relatives page says when no pair reaches the threshold: how close the closest pair
     stored comes, else that none reaches even the stored floor ("" when there are pairs)."""
-    stored = explorer.stored_relatives
+    stored = stored_pairs(explorer)
     if stored is None or pair_count(explorer):
         return ""
     pairs, floor = stored

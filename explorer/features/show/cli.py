@@ -6,11 +6,11 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from explorer.cli.support import INDEX_HELP
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.corpus.markup import readable
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
+from explorer.settings import Settings
 
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
 WIDTH = 100
 HEAD = ("paper_id", "title", "title_is_derived", "abstract")  # printed first, not as fields
 

@@ -12,6 +12,7 @@ from explorer.corpus.fields import as_json
 from explorer.corpus.papers import Paper
 from explorer.features.references.query import cited_by, references_of
 from explorer.features.relatives.query import relatives
+from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
 from explorer.query.hits import version_record
 
@@ -41,11 +42,11 @@ def paper_relatives(explorer: Explorer, paper: Paper) -> list[dict[str, Any]] | 
 
 def paper_topic(explorer: Explorer, paper: Paper) -> dict[str, Any] | None:
     """Its topic on the corpus map (and the broad area it is in), None without a map."""
-    table = explorer.topic_table
+    table = topic_table(explorer)
     topic_id = table.paper_topic[explorer.row(paper.paper_id)] if table.paper_topic else None
     if topic_id is None:
         return None
-    topic = explorer.topic(topic_id)
+    topic = topic_table(explorer).topic(topic_id)
     return {"id": topic.topic_id, "name": topic.name, "area": topic.parent,
             "phrases": list(topic.phrases[:5])}
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from explorer.cli.support import positive_int
+from explorer.cli.support import INDEX_HELP, positive_int
 from explorer.cli.terminal import safe_json, safe_text
-from explorer.settings import DEFAULT_INDEX_DIR, Settings
-
-INDEX_HELP = f"index folder (default: EXPLORER_INDEX or {DEFAULT_INDEX_DIR})"
+from explorer.features.topics.table import topic_table
+from explorer.settings import Settings
 
 
 def add_topics(commands) -> None:
@@ -39,7 +38,7 @@ def _explorer(settings: Settings):
 
 
 def _topics(args: argparse.Namespace, settings: Settings, parser) -> int:
-    topics = _explorer(settings).topics()
+    topics = topic_table(_explorer(settings)).topics()
     if args.json:
         print(safe_json({"topics": [topic.to_dict() for topic in topics]}, indent=2))
         return 0
@@ -54,7 +53,7 @@ def _topics(args: argparse.Namespace, settings: Settings, parser) -> int:
 
 
 def _topic(args: argparse.Namespace, settings: Settings, parser) -> int:
-    report = _explorer(settings).topic_table.report(args.topic_id, args.k)
+    report = topic_table(_explorer(settings)).report(args.topic_id, args.k)
     if args.json:
         print(safe_json(report, indent=2))
         return 0

@@ -13,6 +13,7 @@ from explorer.app.kit import Page, button, go, hits_ui, reported
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import lit
 from explorer.features.topics import ui as topics
+from explorer.features.topics.table import topic_table
 from explorer.features.topics.ui import corpus_chart
 from explorer.features.topics.ui_map import HEIGHT, caption, picked_ids, selection_note
 from explorer.features.years import ui as years
@@ -47,7 +48,7 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     if chart is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return
-    table, zoom = explorer.topic_table, topics.known_topic(explorer.topic_table, location.topic)
+    table, zoom = topic_table(explorer), topics.known_topic(topic_table(explorer), location.topic)
     box = f"zoom-{zoom}"  # a fresh box for each zoom: it shows the location's
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.selectbox(topics.MAP_ZOOM, topics.zoom_choices(table), key=box,
@@ -81,7 +82,7 @@ def selection_ui(location: Location, paper_ids: list[str]) -> None:
 
 def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
     """One topic (?topic=ID): its papers, key phrases, neighbours; without one, all of them."""
-    table = explorer.topic_table
+    table = topic_table(explorer)
     if not table.topics():
         st.warning(topics.NO_TOPICS.format(command=hint))
         return

@@ -12,15 +12,37 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from explorer.artifacts.layout import MAP
 from explorer.corpus.papers import Paper
 from explorer.errors import UnknownTopicError
 
+if TYPE_CHECKING:
+    from explorer.query.engine import Explorer
+
 AREA, TOPIC = "area", "topic"
 LEVELS = (AREA, TOPIC)
+
+
+def corpus_map(explorer: Explorer) -> dict[str, Any] | None:
+    """The map stored at build time ({"x", "y", "topic"}: one entry per paper; "topics":
+    [{"id", "label", "terms", "size"}]), or None when the index has none for these papers."""
+    data = explorer.artifacts.extras.get(MAP)
+    if not data or len(data.get("x", [])) != len(explorer.papers):
+        return None
+    return data
+
+
+def topic_table(explorer: Explorer) -> TopicTable:
+    """The index's topics, read once per Explorer on first use; empty without a map."""
+    return explorer.part(_table)
+
+
+def _table(explorer: Explorer) -> TopicTable:
+    return TopicTable(corpus_map(explorer), explorer.papers)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import UnknownTopicError
+from explorer.features.topics.table import AREA, Topic, TopicTable, corpus_map, topic_table
 from explorer.features.topics.ui_file import file_name, served_layer
-from explorer.features.topics.table import AREA, Topic, TopicTable
 from explorer.features.topics.ui_map import CompactDeck, Focus, map_chart, papers_layer
 from explorer.features.years.spread import corpus_spread, growth, spread
 from explorer.features.years.ui import YearView
@@ -72,8 +72,8 @@ def known_topic(table: TopicTable, topic_id: str | None) -> str | None:
 
 def paper_topics(explorer: Explorer, paper_id: str) -> list[Topic]:
     """The finer topic of a paper, or none (an index without topics)."""
-    topic_id = explorer.topic_table.paper_topic[explorer.row(paper_id)]
-    return [] if topic_id is None else [explorer.topic(topic_id)]
+    topic_id = topic_table(explorer).paper_topic[explorer.row(paper_id)]
+    return [] if topic_id is None else [topic_table(explorer).topic(topic_id)]
 
 
 def zoom_choices(table: TopicTable) -> list[str | None]:
@@ -112,7 +112,7 @@ class TopicPage:
 
 def topic_page(explorer: Explorer, topic_id: str, top_k: int = PAPERS_SHOWN) -> TopicPage:
     """The page of `topic_id` (UnknownTopicError when the index has none)."""
-    table = explorer.topic_table
+    table = topic_table(explorer)
     topic = table.topic(topic_id)
     report = table.report(topic.topic_id, top_k)
     related = {"in": [table.topic(topic.parent)] if topic.parent else [],
@@ -127,7 +127,7 @@ def topic_years(explorer: Explorer, topic_id: str) -> YearView | None:
     """The years of all the topic's papers against the corpus's, and whether it is more recent
     (features/years/spread.py: the same measures as a ranking's); None when none has a year or
     the corpus has one year only."""
-    years = spread(explorer.topic_papers(topic_id), "papers of this topic")
+    years = spread(topic_table(explorer).papers(topic_id), "papers of this topic")
     if not years.counts:
         return None
     reference = corpus_spread(explorer)
@@ -186,7 +186,7 @@ def corpus_chart(explorer: Explorer, location: Location, static: Path | None = N
     the whole corpus), the question's hits, and the zoomed topic (the rest faded); None when
     the index stores no map. With `static` (the app's served static folder) the papers come
     as a file there (ui_file.py), else inline."""
-    if explorer.corpus_map is None:
+    if corpus_map(explorer) is None:
         return None
     focus = Focus()
     if location.paper_id:
@@ -196,14 +196,14 @@ def corpus_chart(explorer: Explorer, location: Location, static: Path | None = N
     if location.query.strip():
         hits = ranked(explorer, location, "search", location.query)
         focus = replace(focus, hit_rows=[explorer.row(hit.paper_id) for hit in hits])
-    zoom = known_topic(explorer.topic_table, location.topic)
+    zoom = known_topic(topic_table(explorer), location.topic)
     if zoom is not None:
-        focus = replace(focus, zoom_rows=explorer.topic_table.rows(zoom))
-    labels, ranges = map_zoom(explorer.corpus_map, explorer.topic_table, zoom)
+        focus = replace(focus, zoom_rows=topic_table(explorer).rows(zoom))
+    labels, ranges = map_zoom(corpus_map(explorer), topic_table(explorer), zoom)
     with _BASES_LOCK:
         bases = _BASES.setdefault(explorer, Memo(8))
     base = bases.get((zoom, static), lambda: _papers(explorer, zoom, focus.zoom_rows, static))
-    return map_chart(explorer.corpus_map, explorer.papers, focus, labels, ranges, base)
+    return map_chart(corpus_map(explorer), explorer.papers, focus, labels, ranges, base)
 
 
 def _papers(explorer: Explorer, zoom: str | None, rows: Sequence[int] | None,
@@ -213,10 +213,10 @@ def _papers(explorer: Explorer, zoom: str | None, rows: Sequence[int] | None,
     if static is not None:
         try:
             name = file_name(build_key(explorer.manifest), zoom)
-            return served_layer(static, name, explorer.corpus_map, explorer.papers, rows)
+            return served_layer(static, name, corpus_map(explorer), explorer.papers, rows)
         except OSError:
             pass
-    return papers_layer(explorer.corpus_map, explorer.papers, rows)
+    return papers_layer(corpus_map(explorer), explorer.papers, rows)
 
 
 # The papers layer of each zoom (its JSON text: most of the map's bytes and time), per Explorer.

@@ -4,7 +4,7 @@ deck.gl is made for large point sets (one WebGL draw for every point) and Stream
 its own frontend (`st.pydeck_chart`), so the map loads no script, font or tile from elsewhere:
 `map_provider=None` (no base map), an `OrthographicView` (the layout's plane, not the globe),
 labels in the browser's own sans-serif. Positions and topics come from the index (computed at
-build time by explorer.features.topics.stage, read through Explorer.corpus_map); nothing is
+build time by explorer.features.topics.stage, read through features/topics/table.corpus_map); nothing is
 computed here but the chart. Corpus text reaches the browser only as data: the tooltip is a
 `text` template (deck.gl sets it with innerText) and labels are glyphs on the canvas.
 """
