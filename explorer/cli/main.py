@@ -32,6 +32,7 @@ from explorer.features.new.cli import add_new
 from explorer.features.relatives.cli import add_relatives
 from explorer.features.show.cli import add_show
 from explorer.features.topics.cli import add_topics
+from explorer.features.upgrade.cli import add_upgrade_flag, after_build, model_to_build
 from explorer.features.versions.cli import versions_text
 from explorer.features.years.cli import add_by_year, year_lines, years_record
 from explorer.features.years.cli import ranked as ranked_by_year
@@ -123,6 +124,7 @@ def _add_build(commands) -> None:
                         help="store no sentence vectors (drop those of the folder's last build)")
     build.add_argument("--json", action="store_true",
                        help="print the build's report (counts, seconds per stage) as JSON")
+    add_upgrade_flag(build)
     build.set_defaults(run=_build)
 
 
@@ -209,7 +211,8 @@ def _build(args, settings: Settings, parser) -> int:
               "of explanations, which the app and the CLI use once they are written",
               file=sys.stderr, flush=True)
 
-    report = build(args.paths, out, settings.model, index_type=args.index_type,
+    report = build(args.paths, out, model_to_build(args, settings, out),
+                   index_type=args.index_type,
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
                    engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes,
                    on_usable=usable)
@@ -219,6 +222,7 @@ def _build(args, settings: Settings, parser) -> int:
     else:
         print(safe_text(report.summary()))
         print(safe_text(report.stage_line()))
+    after_build(args, settings, out)  # the stronger model, in the background (features/upgrade)
     return 0
 
 
