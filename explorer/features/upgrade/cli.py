@@ -14,6 +14,7 @@ from explorer.features.upgrade.stage import (
     MISSING,
     RUNNING,
     SAME,
+    SAMPLE,
     Plan,
     plan_upgrade,
     start_upgrade,
@@ -59,7 +60,7 @@ def after_build(args, settings: Settings, out: Path) -> Plan | None:
     if target is None:
         return None
     try:
-        plan = plan_upgrade(out, target, settings.cache_dir, settings.batch_size)
+        plan = plan_upgrade(out, target, settings.cache_dir, settings.batch_size, _measuring)
         if not plan.reason:
             start_upgrade(out, args.paths, target, batch_size=settings.batch_size,
                           max_file_bytes=settings.max_file_bytes)
@@ -70,6 +71,11 @@ def after_build(args, settings: Settings, out: Path) -> Plan | None:
     if line:
         print(f"explorer: {line}", file=sys.stderr, flush=True)
     return plan
+
+
+def _measuring(model_id: str) -> None:
+    print(f"explorer: timing {model_id.rsplit('/', 1)[-1]} on {SAMPLE} abstracts here (once per "
+          "computer) to estimate its upgrade...", file=sys.stderr, flush=True)
 
 
 def plan_line(plan: Plan, out: Path) -> str:

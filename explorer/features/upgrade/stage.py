@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,9 +55,11 @@ class Plan:
         return None if not self.rate else self.papers / self.rate
 
 
-def plan_upgrade(folder: Path, target: str, cache_dir: Path, batch_size: int) -> Plan:
+def plan_upgrade(folder: Path, target: str, cache_dir: Path, batch_size: int,
+                 measuring: Callable[[str], None] = lambda name: None) -> Plan:
     """What an upgrade of the index in `folder` to the model `target` would do. Measures the
-    model's rate here (SAMPLE of the index's abstracts) when none is recorded yet."""
+    model's rate here (SAMPLE of the index's abstracts; `measuring(model id)` is called first)
+    when none is recorded yet: once per computer and model."""
     manifest = read_manifest(folder)
     try:
         spec = resolve_model(target)
@@ -68,7 +70,10 @@ def plan_upgrade(folder: Path, target: str, cache_dir: Path, batch_size: int) ->
     status = read_status(folder)
     if status is not None and status.alive():
         return Plan(spec, status.total - status.done, status.rate, RUNNING)
-    rate = recorded_rate(cache_dir, spec) or measure_rate(folder, spec, batch_size, cache_dir)
+    rate = recorded_rate(cache_dir, spec)
+    if rate is None:
+        measuring(spec.model_id)
+        rate = measure_rate(folder, spec, batch_size, cache_dir)
     reason = LARGE if manifest.count / rate > LIMIT_SECONDS else ""
     return Plan(spec, manifest.count, rate, reason)
 
