@@ -24,9 +24,18 @@ from explorer.artifacts.store import load_artifacts, read_manifest
 from explorer.cli.main import main
 from explorer.features.upgrade.stage import start_upgrade
 from explorer.features.upgrade.stage_run import BLOCK
-from explorer.features.upgrade.stage_status import DONE, EMBEDDING, STATUS, read_status
+from explorer.features.upgrade.stage_status import (
+    DONE,
+    EMBEDDING,
+    FAILED,
+    STATUS,
+    Status,
+    read_status,
+)
 from explorer.features.upgrade.ui import status_line
 from explorer.model.embedder import Embedder, resolve_model
+from explorer.settings import Settings
+from explorer.ui.text import escape_markdown
 from tests.conftest import SEEDS
 
 WAIT = 600.0  # seconds an upgrade of the seeds may take on two loaded cores
@@ -143,3 +152,24 @@ def test_the_upgrade_process_refuses_a_second_run_of_the_same_folder(index_copy,
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
+
+def test_the_sidebar_line_names_the_model_and_the_upgrade_state():
+    now = time.time()
+    running = Status(EMBEDDING, "sentence-transformers/all-mpnet-base-v2", done=40, total=100,
+                     rate=2.0, pid=os.getpid(), updated=now)
+    line = status_line(running, "sentence-transformers/all-MiniLM-L6-v2", running.alive())
+    assert line.startswith(f"Answering with **{escape_markdown('all-MiniLM-L6-v2')}**")
+    assert "40 of 100 papers, about 30 s left" in line
+    assert "is ready" in status_line(Status(DONE, "m/all-mpnet-base-v2"), "all-MiniLM-L6-v2",
+                                     False)
+    assert status_line(Status(DONE, "m/all-mpnet-base-v2"), "all-mpnet-base-v2", False) == ""
+    failed = status_line(Status(FAILED, "x", message="disk *full*"), "all-MiniLM-L6-v2", False)
+    assert "failed: disk \\*full\\*" in failed  # the message is escaped, never markup
+    assert status_line(None, "all-MiniLM-L6-v2", False) == ""
+
+
+@pytest.mark.parametrize(("value", "upgrade"), [("", "mpnet"), ("auto", "mpnet"), ("OFF", None),
+                                                ("0", None), ("/models/x", "/models/x")])
+def test_explorer_upgrade_setting(value, upgrade):
+    assert Settings.from_env({"EXPLORER_UPGRADE": value}).upgrade == upgrade
