@@ -19,6 +19,7 @@ from explorer.features.upgrade.stage import (
     plan_upgrade,
     start_upgrade,
 )
+from explorer.features.upgrade.stage_status import clear_finished
 from explorer.features.upgrade.ui import duration
 from explorer.model.embedder import resolve_model
 from explorer.settings import Settings
@@ -57,14 +58,17 @@ def after_build(args, settings: Settings, out: Path) -> Plan | None:
     """Start the background upgrade of `out` when it pays (stage.plan_upgrade); says what it
     does on stderr. Never fails the build: the fast index stays whatever happens."""
     target = upgrade_target(args, settings)
-    if target is None:
-        return None
     try:
-        plan = plan_upgrade(out, target, settings.cache_dir, settings.batch_size, _measuring)
+        plan = None if target is None else plan_upgrade(
+            out, target, settings.cache_dir, settings.batch_size, _measuring)
+        if plan is None or plan.reason not in ("", RUNNING):
+            clear_finished(out)
+        if plan is None:
+            return None
         if not plan.reason:
             start_upgrade(out, args.paths, target, batch_size=settings.batch_size,
                           max_file_bytes=settings.max_file_bytes)
-    except ExplorerError as exc:
+    except (ExplorerError, OSError) as exc:
         print(f"explorer: no upgrade: {exc}", file=sys.stderr)
         return None
     line = plan_line(plan, out)

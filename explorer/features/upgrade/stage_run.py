@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _failed(folder: Path, model: str, message: str) -> None:
     print(f"explorer upgrade: {message}", file=sys.stderr)
-    if "already running" not in message:
+    if not message.startswith(BUSY.split("{folder}")[0]):  # the other run's status stays
         write_status(folder, Status(FAILED, model, pid=os.getpid(), updated=time.time(),
                                     message=message))
 

@@ -65,3 +65,12 @@ def read_status(folder: Path) -> Status | None:
 def write_status(folder: Path, status: Status) -> None:
     text = json.dumps(asdict(status))
     atomic_write(Path(folder) / STATUS, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def clear_finished(folder: Path) -> None:
+    """Remove the status of an upgrade that no longer runs (done, failed or killed): a build
+    that starts none leaves no word of an old one (the next upgrade resumes from its checkpoint
+    all the same)."""
+    status = read_status(folder)
+    if status is not None and not status.alive():
+        (Path(folder) / STATUS).unlink(missing_ok=True)
