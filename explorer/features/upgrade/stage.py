@@ -27,9 +27,11 @@ from explorer.files import atomic_write
 from explorer.ingest.embedding import LazyEmbedder
 from explorer.model.embedder import ModelSpec, resolve_model
 
-# The longest a background upgrade may be estimated to take. Half an hour keeps the better
-# index within one sitting: ~1,000 papers at the 0.6 abstracts/s measured for mpnet on two
-# shared AVX2 EPYC cores (README, "The model"), ~7,000 at the 4/s measured on a Xeon.
+# The longest a background upgrade may be estimated to take: half an hour keeps the better index
+# within one sitting. The limit is a time, not a count, so it follows the computer: mpnet at
+# 4.5 abstracts/s (AVX-512 bf16 EPYC, openvino bf16) upgrades about 8,000 papers in it, at 4/s
+# (Xeon without bf16) 7,000; on the shared AVX2 EPYC under a load of 20-30 (README, "The
+# model") the rate measured was 0.2/s: 360 papers, so the seeds (71) upgrade there, a venue not.
 LIMIT_SECONDS = 30 * 60
 SAMPLE = 16  # abstracts timed to measure a model's rate here when none is recorded yet
 RATES = "upgrade-rates.json"  # in the cache folder: model fingerprint -> papers/s, measured here
