@@ -16,6 +16,10 @@ from explorer.errors import ExplorerError
 
 APP_NAME = "paper-explorer"  # the folder name of the cache and the user data folder
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+# The stronger model a build of the default model upgrades to in the background
+# (features/upgrade/; EXPLORER_UPGRADE: off, auto, or another model's name or folder).
+UPGRADE_MODEL = "mpnet"
+UPGRADE_OFF = ("off", "0", "no", "false", "none")
 DEFAULT_INDEX_DIR = "embeddings"
 DEFAULT_CORPUS = "seeds"  # what `explorer build` reads when given no paths
 DEFAULT_BATCH_SIZE = 32  # texts per model call (benchmarks/README.md: 8/16/32 within noise)
@@ -49,6 +53,7 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: default_data_dir({}))  # ~/.local/share/...
     debug: bool = False
     visitors: str = "auto"
+    upgrade: str | None = UPGRADE_MODEL  # None: never upgrade (EXPLORER_UPGRADE=off)
 
     @classmethod
     def from_env(
@@ -60,9 +65,9 @@ class Settings:
         batch_size: int | None = None,
     ) -> Settings:
         """Flags win over EXPLORER_INDEX / EXPLORER_MODEL / EXPLORER_MAX_FILE_BYTES /
-        EXPLORER_CACHE / EXPLORER_DATA / EXPLORER_DEBUG / EXPLORER_VISITORS, which win over the
-        defaults. Raises ExplorerError for a size that is not a positive number, or visitors
-        that are none of `VISITORS`."""
+        EXPLORER_CACHE / EXPLORER_DATA / EXPLORER_DEBUG / EXPLORER_VISITORS /
+        EXPLORER_UPGRADE, which win over the defaults. Raises ExplorerError for a size that
+        is not a positive number, or visitors that are none of `VISITORS`."""
         env = os.environ if environ is None else environ
         chosen = model or env.get("EXPLORER_MODEL") or None
         return cls(
@@ -76,6 +81,7 @@ class Settings:
             data_dir=default_data_dir(env),
             debug=env.get("EXPLORER_DEBUG", "").strip() not in ("", "0"),
             visitors=parse_visitors(env.get("EXPLORER_VISITORS", "")),
+            upgrade=parse_upgrade(env.get("EXPLORER_UPGRADE", "")),
         )
 
 
@@ -127,6 +133,15 @@ def parse_visitors(text: str) -> str:
         raise ExplorerError(f"EXPLORER_VISITORS={text!r} is not one of {', '.join(VISITORS)}. "
                             "Use shared to let every visitor change the owner's collections.")
     return value
+
+
+def parse_upgrade(text: str) -> str | None:
+    """EXPLORER_UPGRADE: None for off (UPGRADE_OFF), UPGRADE_MODEL for "", auto or on, else the
+    model (a name or folder) to upgrade to."""
+    value = text.strip()
+    if value.lower() in UPGRADE_OFF:
+        return None
+    return UPGRADE_MODEL if value.lower() in ("", "auto", "on") else value
 
 
 def parse_size(text: str, default: int) -> int:

@@ -286,7 +286,6 @@ OVERSIZE = {
     "explorer/ingest/run.py": 413, "explorer/model/embedder.py": 408,
     "explorer/model/runtimes.py": 355, "explorer/artifacts/store.py": 345,
     "explorer/ingest/run.py:build": 57, "explorer/ingest/run.py:_build_locked": 52,
-    "explorer/corpus/entries.py:to_entry": 49,
 }
 
 

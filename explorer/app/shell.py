@@ -18,6 +18,7 @@ from explorer.features.facets.page import facet_filters_ui
 from explorer.features.new import page as new_page
 from explorer.features.relatives import page as relatives_page
 from explorer.features.topics import page as topics_page
+from explorer.features.upgrade.page import upgrade_status_ui
 from explorer.query.engine import MAX_QUESTION_CHARS, Explorer
 from explorer.settings import DEFAULT_INDEX_DIR, Settings
 from explorer.ui import page, public
@@ -63,6 +64,7 @@ def sidebar_ui(explorer: Explorer, location: Location, facets: dict) -> Location
             st.code(link(st.context.url or "", location), language=None, wrap_lines=True)
             st.caption(page.SHARE_NOTE)
         st.caption(page.index_caption(page.loaded_facts(explorer.manifest)))
+        upgrade_status_ui(explorer.artifacts.folder, explorer.manifest.model.model_id)
     return location
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from explorer.cli.support import INDEX_HELP, Bar, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.corpus.readers import format_names
+from explorer.features.upgrade.cli import add_upgrade_flag, after_build, model_to_build
 from explorer.index.dense import INDEX_TYPES
 from explorer.ingest.run import AUTO, LOCK_WAIT
 from explorer.model.distributed import ENGINES, LOCAL
@@ -37,6 +38,7 @@ def add_build(commands) -> None:
                         help="store no sentence vectors (drop those of the folder's last build)")
     build.add_argument("--json", action="store_true",
                        help="print the build's report (counts, seconds per stage) as JSON")
+    add_upgrade_flag(build)
     build.set_defaults(run=_build)
 
 
@@ -52,7 +54,8 @@ def _build(args, settings: Settings, parser) -> int:
               "of explanations, which the app and the CLI use once they are written",
               file=sys.stderr, flush=True)
 
-    report = build(args.paths, out, settings.model, index_type=args.index_type,
+    report = build(args.paths, out, model_to_build(args, settings, out),
+                   index_type=args.index_type,
                    batch_size=settings.batch_size, sentences=args.sentences, progress=bar.update,
                    engine=args.engine, wait=args.wait, max_file_bytes=settings.max_file_bytes,
                    on_usable=usable)
@@ -62,4 +65,5 @@ def _build(args, settings: Settings, parser) -> int:
     else:
         print(safe_text(report.summary()))
         print(safe_text(report.stage_line()))
+    after_build(args, settings, out)  # the stronger model, in the background (features/upgrade)
     return 0

@@ -95,20 +95,27 @@ def to_entry(record: dict[str, Any], source: str, notes: Counter) -> dict[str, A
         _describe(entry, record, None)
         _cites(entry, record, notes)
     else:
-        bag = FieldBag(notes)
-        _describe(entry, record, bag)
-        _identify(entry, record, notes)
-        if isinstance(record, Converted):
-            notes.update(record.notes)
-            for name, value in record["fields"]:
-                bag.add(name, value)
-        else:
-            bag.add_all(record, KNOWN, (id_field, abstract_field))
-            if isinstance(record.get("fields"), Mapping):  # a paper as this tool writes one
-                bag.add_all(record["fields"])
-        if fields := bag.freeze():
-            entry["fields"] = fields
+        _describe_record(entry, record, notes, (id_field, abstract_field))
     return entry
+
+
+def _describe_record(entry: dict[str, Any], record: dict[str, Any], notes: Counter,
+                     read: tuple[str | None, str | None]) -> None:
+    """A data record's venue, status, ids and references, and every other field it carries
+    (`read`: the id and abstract fields already taken)."""
+    bag = FieldBag(notes)
+    _describe(entry, record, bag)
+    _identify(entry, record, notes)
+    if isinstance(record, Converted):
+        notes.update(record.notes)
+        for name, value in record["fields"]:
+            bag.add(name, value)
+    else:
+        bag.add_all(record, KNOWN, read)
+        if isinstance(record.get("fields"), Mapping):  # a paper as this tool writes one
+            bag.add_all(record["fields"])
+    if fields := bag.freeze():
+        entry["fields"] = fields
 
 
 def _describe(entry: dict[str, Any], record: dict[str, Any], bag: FieldBag | None) -> None:
