@@ -64,9 +64,11 @@ def pytest_terminal_summary(terminalreporter) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
     """EXPLORER_DATA in a temp folder: no test (nor the app it starts) reads or writes the
-    user's own saved collections."""
+    user's own saved collections. EXPLORER_UPGRADE=off: a CLI build starts no background
+    upgrade to the stronger model (tests/test_upgrade*.py set it themselves)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("EXPLORER_DATA", str(tmp_path_factory.mktemp("user-data")))
+        patch.setenv("EXPLORER_UPGRADE", "off")
         yield
 
 
