@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer import Explorer, Filters
+from explorer import Explorer, Filters, wording
 from explorer.corpus.authors import name_readings, parse_name
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.ingest.run import build
+from explorer.query.ranker import NAMED_CHANCE
 from explorer.ranking import authors as authors_module
 from explorer.ranking.filters import FacetTable
 from tests.conftest import SEEDS, SHARED_DATA
@@ -130,6 +131,11 @@ def test_a_question_that_is_a_name_puts_that_authors_papers_first(authored: Expl
     mine = _by(authored, "Yoav Levine")
     assert {hit.paper_id for hit in hits[:len(mine)]} == mine
     assert [hit.rank for hit in hits] == list(range(1, len(hits) + 1))
+    # the papers asked for read "strong match" (no "nothing relevant" above a name's papers),
+    # the others keep their own words
+    assert {hit.strength for hit in hits[:len(mine)]} == {wording.WORDS[0]}
+    assert all(hit.relevance is not None and hit.relevance < NAMED_CHANCE
+               for hit in hits[len(mine):])
     assert authored.named("Yoav Levine").heading == "Papers by Yoav Levine"
     assert authored.named("Levine") is None  # a family name alone may be a word: not pinned
     ambiguous = authored.named("S. Levine")
@@ -141,7 +147,8 @@ def test_a_question_that_is_a_title_puts_that_paper_first(authored: Explorer):
     for number, title in TITLED.items():
         paper_id = authored.papers[number].paper_id
         for asked in (title, title.lower() + ".", "  " + title.upper()):
-            assert authored.search(asked, 5)[0].paper_id == paper_id
+            first = authored.search(asked, 5)[0]
+            assert first.paper_id == paper_id and first.strength == wording.WORDS[0]
     named = authored.named(TITLED[1].lower())
     assert named.kind == "title" and named.heading.startswith("The paper titled")
 

@@ -35,11 +35,15 @@ from explorer.ranking.fusion import DENSE, LEXICAL, query_ceiling, rocchio, svm_
 from explorer.ranking.options import QueryOptions
 from explorer.ranking.pipeline import run
 from explorer.ranking.policy import CHANNELS, SCORES, Plan, plan_for
+from explorer.wording import relevance_word
 
 RECOMMENDERS = ("centroid", "svm")
 # The SVM recovered held-out references better than the centroid
 # (studies/results/quality-acm-cr-2026-11-30.md).
 DEFAULT_RECOMMENDER = "svm"
+# The chance given to a paper the question names (its exact title, or one of its authors): the
+# reader asked for that paper, so it reads "strong match" whatever its cosine with the words.
+NAMED_CHANCE = 1.0
 VERSION_ROOM = 10  # more rows ranked when versions fold, so that top_k works still fill a list
 
 
@@ -130,7 +134,10 @@ class Ranker:
         named = self.named(text, options.filters)
         if named is None:
             return self.rank(text, vector, options, exclude=exclude)
-        first = self.rank(text, vector, options, exclude=exclude, within=named.rows)
+        first = [dataclasses.replace(hit, relevance=NAMED_CHANCE,
+                                     strength=relevance_word(NAMED_CHANCE))
+                 if hit.relevance is not None else hit
+                 for hit in self.rank(text, vector, options, exclude=exclude, within=named.rows)]
         room = options.top_k - len(first)
         rest = self.rank(text, vector, dataclasses.replace(options, top_k=room),
                          exclude={*exclude, *named.rows}) if room > 0 else []
