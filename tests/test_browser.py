@@ -114,7 +114,7 @@ def test_html_and_script_in_an_abstract_stay_inert(browser, small_app):
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.get_by_text("<script>window.__pwned = 1</script>", exact=False).wait_for()
-    page.get_by_text("Math still renders").wait_for()
+    page.get_by_text("Math still renders").first.wait_for()  # also in a neighbour's snippet
     shot(page, "09-inert-abstract-paper-page")
     body = page.inner_text("body")
     for visible in ('<img src=x onerror="window.__pwned = 2">', "[click me](javascript:",
@@ -219,7 +219,7 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     shot(page, "37-map-zoomed-to-a-topic")
     whole = open_page(browser, f"{seeds_app}/?view=map")
     whole.locator(f"{DECK} canvas").first.wait_for()
-    broad = [label["text"] for label in map_zoom(corpus_map, table, None)[0]
+    broad = [label["text"] for label in map_zoom(stored, table, None)[0]
              if label["level"] == "area"]
     assert sorted(broad) == sorted(a.name for a in areas)  # zoomed out: the broad areas' names
     shot(whole, "38-map-broad-areas")

@@ -103,7 +103,9 @@ def test_no_path_of_a_question_tokenises_more_than_a_question(seeds_explorer, mo
     embedder.token_count(question)
     embedder.embed_queries([question])
     embedder.embed_asked_together([question, QUESTION])
-    assert len(lengths) >= 9 and max(lengths) <= MAX_QUESTION_CHARS, max(lengths)
+    # recommend and similar_to_text reuse the vector search kept for the same cut question
+    # (query/asked.py), so 7 runs reach the tokenizers, each of at most the cut's length
+    assert len(lengths) >= 7 and max(lengths) <= MAX_QUESTION_CHARS, max(lengths)
 
 
 class _Held(_Counting):
