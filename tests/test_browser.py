@@ -227,7 +227,7 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     whole.get_by_role("option", name=f"{area.topic_id} · {area.name}").click()
     whole.wait_for_function("document.location.search.includes('topic=')")
     whole.locator(f"{DECK} canvas").first.wait_for()
-    zoomed = [label["text"] for label in map_zoom(corpus_map, table, area.topic_id)[0]]
+    zoomed = [label["text"] for label in map_zoom(stored, table, area.topic_id)[0]]
     assert set(zoomed) >= {topic_table(seeds_explorer).topic(c).name for c in area.children[:1]}
     shot(whole, "39-map-zoomed-to-an-area")
     whole.close()
