@@ -27,12 +27,8 @@ NAMING = ("openalex", "s2")  # external id schemes whose values name one work un
 
 def paper_keys(paper: Paper) -> set[str]:
     """Every key a reference may name `paper` by (see the module's note)."""
-    keys = {paper.paper_id, *paper.aliases}
-    for name in (paper.paper_id, *paper.aliases):  # a reference list's DOI or arXiv id as id
-        if name.startswith("10.") and (doi := normalise_doi(name)):
-            keys.add("doi:" + doi)
-        elif found := arxiv_id(name):
-            keys.add("arxiv:" + found)
+    # its id and aliases as a reference would name them (a reference list's DOI or arXiv id as id)
+    keys = {key for name in (paper.paper_id, *paper.aliases) for key in reference_keys(name)}
     for scheme, value in paper.external_ids:
         if scheme in NAMING:
             keys.add(value)
