@@ -41,6 +41,16 @@ def test_categorical_fields_are_facets_and_long_or_many_valued_ones_are_not():
         assert name not in counts
 
 
+def test_a_field_with_one_value_per_paper_is_no_facet_on_a_small_corpus_either():
+    """OpenReview's `cdate` (a creation time per note) on five papers: no category; a field
+    shared by two of them is one; four papers are too few to tell."""
+    five = [paper(i, cdate=1_500_000_000 + i, track="main" if i < 2 else f"t{i}")
+            for i in range(5)]
+    assert "cdate" not in facet_counts(five)
+    assert {v for v, _ in facet_counts(five)["track"]} == {"main", "t2", "t3", "t4"}
+    assert "cdate" in facet_counts(five[:4])
+
+
 def test_a_facet_filter_is_kept_in_one_form_and_bounded():
     assert facet_spec({"track": ["main"], "status": ["Rejected", "Withdrawn"]}) == \
         facet_spec([("status", ["Withdrawn"]), ("track", "main"), ("status", ["Rejected"])]) == \

@@ -3,8 +3,9 @@
 paper's values in them, and how many papers hold each value.
 
 A field is a facet when its values are texts, whole numbers or true/false (or lists of them)
-and the corpus holds at most `MAX_VALUES` distinct ones; a field of longer texts (a TL;DR, an
-abstract's note) or of many values (keywords, ids) is kept with the paper but is no facet.
+and the corpus holds at most `MAX_VALUES` distinct ones, some of them shared by two papers; a
+field of longer texts (a TL;DR, an abstract's note), of many values (keywords) or of one value per
+paper (an id, a creation date, on a small corpus too) is kept with the paper but is no facet.
 A value is compared as text: `value_text` (true/false as "true"/"false", numbers as digits).
 """
 
@@ -20,6 +21,7 @@ STATUS, VENUE, YEAR = "status", "venue", "year"
 ATTRIBUTES = (STATUS, VENUE, YEAR)  # the facets a Paper holds as attributes
 MAX_VALUES = 60  # distinct values of a facet; a field with more is no facet
 MAX_VALUE_CHARS = 120  # a longer text is no category
+UNIQUE_FROM = 5  # papers holding a field, each with a value of its own: an identifier
 NOT_FACETS = frozenset({"tldr", "doc_id", "id", "url", "pdf", "abstract", given("venue")})
 
 
@@ -69,7 +71,13 @@ def facet_counts(papers: Iterable[Paper]) -> dict[str, list[list]]:
                 dropped.add(name)
                 del counts[name]
     return {name: [[value, n] for value, n in sorted(counter.items(), key=_order)]
-            for name, counter in counts.items() if counter}
+            for name, counter in counts.items() if counter and not _identifier(name, counter)}
+
+
+def _identifier(name: str, counter: Counter[str]) -> bool:
+    """A field whose every value one paper holds alone, on UNIQUE_FROM papers or more."""
+    return (name not in ATTRIBUTES and len(counter) >= UNIQUE_FROM
+            and max(counter.values()) == 1)
 
 
 def _facet_values(paper: Paper, name: str) -> tuple[str, ...] | None:
