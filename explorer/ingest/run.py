@@ -40,7 +40,7 @@ from explorer.model.embedder import ModelSpec, resolve_model
 from explorer.settings import DEFAULT_BATCH_SIZE
 
 AUTO = "auto"
-HNSW_THRESHOLD = 200_000  # exact search stays well under 15 ms per query below this size
+HNSW_THRESHOLD = 200_000  # exact search is fast enough below this size ("Index types")
 # How long a build waits for another build of the same folder (`make run` twice) before it
 # stops and says so; one that gets the lock after waiting usually finds the index up to date.
 LOCK_WAIT = 60.0
@@ -171,8 +171,7 @@ def _paper_vectors(papers: list[Paper], previous: Previous | None, embedder: Laz
     cache.update(resumed)
     missing = [p for p in papers if p.text_hash not in cache]
     # Longest first across the whole corpus, not per block: batches of alike lengths pad less
-    # (of the tokens computed for 10k abstracts, 2.4% were padding sorted per 512-text chunk,
-    # 1.1% sorted by characters throughout first).
+    # (benchmarks/README.md, "Whole-process builds and their stages").
     missing.sort(key=lambda paper: len(paper.text), reverse=True)
     for start in range(0, len(missing), BLOCK):
         block = missing[start:start + BLOCK]

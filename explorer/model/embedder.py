@@ -33,11 +33,10 @@ logger = logging.getLogger(__name__)
 
 QUESTION_BATCH = 8  # questions in one run at most (benchmarks/README.md, "Concurrent answers")
 # A page's sentences per run when explained on demand: small batches spread over the cores'
-# parallel runs (18.9 ms a hit against 34.4 in batches of 32 on two AVX-512 bf16 cores, model
-# alone; abstracts gain nothing from it: benchmarks/README.md).
+# parallel runs (abstracts gain nothing from it: benchmarks/README.md, "Measured in the code").
 SENTENCE_BATCH = 8
 # The longest question (or steer text) anything reads: a longer one is cut here, before it is
-# tokenised (5 MB took 8-11 s to tokenise, holding the GIL; 4,000 characters take about 0.3 ms).
+# tokenised (a huge one held the GIL for seconds: benchmarks/README.md, "Measured in the code").
 # The model reads 256 word pieces: in 39,000 titles+abstracts of ACM-CR and paperlists-ml those
 # covered at most 1,663 characters (median 1,300), so the cut never changes a real question's
 # vector (models reading 384 or 512 word pieces stay under it too); and 99.9% of ACM-CR's and
@@ -47,8 +46,7 @@ MAX_QUESTION_CHARS = 4_000
 WORD_CHARS = 100  # a cut moves back at most this far to a space (BERT reads no longer word)
 # A question longer than this (about 65 word pieces, 4 times an ordinary question) is embedded in
 # a run of its own, never batched with others: padded to its length, the short questions of its
-# batch cost and waited as much as it. Beside one session asking 4,000-character questions, the
-# other sessions' p99 was 304 ms with it batched and 88 ms apart (31-52 ms alone; 2 AVX2 cores).
+# batch cost and waited as much as it (benchmarks/README.md, "Measured in the code").
 BATCHED_QUESTION_CHARS = 300
 
 

@@ -20,15 +20,15 @@ from explorer.settings import cores
 class OpenVinoModel:
     """The model compiled by OpenVINO for the CPU, in bf16 where it has native bf16, else fp32
     (compiled blobs cached). Many batches run on a queue of parallel streams, one per core
-    (one thread each), which measured about 10% more abstracts/s on two cores than batches
-    run one after another (benchmarks/README.md).
+    (one thread each), which measured more abstracts/s than batches run one after another
+    (benchmarks/README.md, "Measured in the code").
 
     A question run alone runs on a low-latency compiled model (every core on one run); one
     that starts while another question's run is going runs on a stream of its own, one thread:
     two runs on the low-latency model share its one stream, in turn, each with a second thread
-    spinning, which measured half the questions/s (benchmarks/README.md, "Concurrent
-    answers"). Both compiled forms give the same vectors (bit for bit here; the tests hold
-    them to float rounding). Every run takes an idle infer request of its pool, so concurrent
+    spinning, which measured fewer questions/s (benchmarks/README.md, "Concurrent answers").
+    Both compiled forms give the same vectors (bit for bit here; the tests hold them to float
+    rounding). Every run takes an idle infer request of its pool, so concurrent
     runs never share one."""
 
     def __init__(self, path: Path, cache: Path) -> None:
@@ -36,7 +36,7 @@ class OpenVinoModel:
 
         self._ov, self._core = ov, ov.Core()
         # Compiled from the file's path, not a model read first: with CACHE_DIR, OpenVINO then
-        # finds the compiled blob without parsing the ONNX file (0.4 s of every cold start).
+        # finds the compiled blob without parsing the ONNX file (a cold start's time).
         self._path = os.fspath(path)
         self._cache = os.fspath(cache)
         capabilities = self._core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
