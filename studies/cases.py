@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from explorer.query.hits import Hit
 from explorer.ranking.fusion import LEXICAL
 
 FIRST_PASS = 1000  # candidates of each channel kept per query
+RRF_K = 60  # the constant of Cormack et al. (2009): reciprocal rank fusion, a baseline
 
 
 @dataclass(frozen=True)
@@ -127,3 +129,18 @@ def ndcg(cases: list[Case], rankings: list) -> float:
 
 def all_metrics(cases: list[Case], rankings: list) -> dict[str, float]:
     return mean_scores([score_run(list(r), c.relevant) for r, c in zip(rankings, cases)])
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse ranked row lists: score(row) = sum over lists of 1 / (k + rank), rank from 1.
+
+    Returns (rows, fused scores), best first; ties keep the order of first appearance."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, row in enumerate(ranking, start=1):
+            fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (k + rank)
+    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
+    scores = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
+    order = np.argsort(-scores, kind="stable")
+    return rows[order], scores[order]

@@ -15,8 +15,8 @@ import json
 
 from explorer.eval.evaluate import SETS
 from explorer.query.engine import Explorer
-from explorer.ranking.fusion import blend_fusion, reciprocal_rank_fusion
-from studies.cases import Case, load_cases, ndcg, study_parser
+from explorer.ranking.fusion import blend_fusion
+from studies.cases import Case, load_cases, ndcg, reciprocal_rank_fusion, study_parser
 
 DEV = "paragraphs"
 CANDIDATES = 100  # as in its published table (the product now fuses 200: prf_study.py)

@@ -56,11 +56,10 @@ from explorer.ranking.fusion import (
     blend_fusion,
     plausible_by,
     query_ceiling,
-    reciprocal_rank_fusion,
 )
 from explorer.ranking.policy import PAPER_POLICY_BELOW
 from studies import paperlists_questions, small_corpora
-from studies.cases import cached_vectors, folds
+from studies.cases import cached_vectors, folds, reciprocal_rank_fusion
 from studies.small_cache import default_cache, load_pool
 
 WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.8, 1.2)

@@ -24,8 +24,8 @@ import numpy as np
 from explorer.eval.metrics import score_run
 from explorer.query.engine import Explorer
 from explorer.ranking.feedback import feedback_channel
-from explorer.ranking.fusion import blend_fusion, reciprocal_rank_fusion
-from studies.cases import Case, load_cases, study_parser
+from explorer.ranking.fusion import blend_fusion
+from studies.cases import Case, load_cases, reciprocal_rank_fusion, study_parser
 
 SEARCH_SETS = ("sentences", "paragraphs")
 METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")

@@ -47,10 +47,9 @@ from explorer.ranking.fusion import (
     absolute_fusion,
     blend_fusion,
     query_ceiling,
-    reciprocal_rank_fusion,
 )
 from explorer.settings import Settings
-from studies.cases import folds
+from studies.cases import folds, reciprocal_rank_fusion
 from studies.small_cache import load_pool
 
 FUSIONS = (["blend", "rrf"] + [f"abs {w}" for w in (0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2)])

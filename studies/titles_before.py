@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from explorer.corpus.latex import unwrap_math
+from explorer.corpus.latex import MATH, fence
 
 MAX_WORDS = 11
 MATH_CHARS = 40  # a formula this short is kept in a title as its content, without dollars
@@ -46,6 +46,17 @@ _STOP_AT = re.compile(
 )
 _GENERIC = {"LLM", "LLMs", "VLM", "VLMs", "AI", "ML", "RL", "GPU", "CNN", "GNN", "GNNs", "MLLMs",
             "In", "To", "We", "Our", "This", "These", "It", "However"}
+
+
+def unwrap_math(text: str, limit: int) -> str:
+    """`text` with each formula whose content has at most `limit` characters replaced by that
+    content (its dollars dropped); longer formulas are left as written."""
+    def content(match: re.Match) -> str:
+        formula = match.group()
+        inner = formula[len(fence(formula)):-len(fence(formula))]
+        return inner if len(inner) <= limit else formula
+
+    return MATH.sub(content, text)
 
 
 def derive_title(abstract: str) -> str:

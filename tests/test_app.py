@@ -49,19 +49,6 @@ def click(app: AppTest, key: str) -> AppTest:
     return app
 
 
-def test_the_first_page_skips_streamlits_repl_check(seeds_index, monkeypatch):
-    """Streamlit's once-per-process REPL check (inspect.stack over every loaded module, 0.2-0.3 s
-    of a cold start) is settled by the app before its first element (skip_repl_check)."""
-    import streamlit.delta_generator as generator
-    from streamlit import env_util
-
-    calls = []
-    monkeypatch.setattr(generator, "_use_warning_has_been_displayed", False)
-    monkeypatch.setattr(env_util, "is_repl", lambda: calls.append(1) or False)
-    app = run_app(seeds_index, monkeypatch, {"q": QUESTION})
-    assert card_ids(app, "q") and calls == []
-
-
 def test_question_finds_its_paper_and_sets_the_link(seeds_index, seeds_explorer, monkeypatch):
     app = ask(run_app(seeds_index, monkeypatch), QUESTION)
     ids = card_ids(app, "q")

@@ -277,7 +277,7 @@ def test_openvino_precision_is_the_faster_one_measured_once(spec, cache, referen
         pytest.skip("openvino is not installed")
     import openvino as ov
 
-    from explorer.model import precision, runtimes
+    from explorer.model import openvino_model, precision
 
     first = Embedder(spec, backend=OPENVINO, cache_dir=cache)  # the export exists after this
     store = export_folder(spec.fingerprint, cache) / precision.CHOICES
@@ -288,7 +288,7 @@ def test_openvino_precision_is_the_faster_one_measured_once(spec, cache, referen
         timed.append(precision.probe(compiled))
         return timed[-1]
 
-    monkeypatch.setattr(runtimes, "probe", probe)
+    monkeypatch.setattr(openvino_model, "probe", probe)
     measured = Embedder(spec, backend=OPENVINO, cache_dir=cache)
     offers_bf16 = "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
     assert bool(timed) == offers_bf16, timed

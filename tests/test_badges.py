@@ -137,7 +137,9 @@ def test_an_index_without_question_scores_opens_and_falls_back_to_paper_pairs(
 def test_the_next_build_gives_an_old_index_its_question_scores_reusing_its_vectors(
         index_copy: Path):
     _drop_question_scores(index_copy)
-    report = build([SEEDS], index_copy, "default")
+    manifest = json.loads((index_copy / "manifest.json").read_text())
+    (index_copy / "manifest.json").write_text(json.dumps({**manifest, "format_version": 1}))
+    report = build([SEEDS], index_copy, "default")  # an older format: rebuilt, vectors reused
     assert report.embedded == 0
     assert len(Explorer.open(index_copy).artifacts.extras[QUESTION_QUANTILES]) > 100
     assert build([SEEDS], index_copy, "default").up_to_date

@@ -233,11 +233,11 @@ def test_an_update_reads_no_paper_records_of_the_previous_build(index_copy: Path
 
 def test_an_index_without_stored_text_hashes_is_still_updated(index_copy: Path, tmp_path: Path,
                                                               monkeypatch):
-    import explorer.ingest.run as build_module
+    import explorer.ingest.previous as previous_module
 
     extra = tmp_path / "extra.jsonl"
     extra.write_text(json.dumps(NEW_PAPERS[0]))
-    monkeypatch.setattr(build_module, "TEXT_HASHES", "absent_from_older_indexes")
+    monkeypatch.setattr(previous_module, "TEXT_HASHES", "absent_from_older_indexes")
     report = build([SEEDS, extra], index_copy, "default")
     assert (report.embedded, report.reused) == (1, 71)
 

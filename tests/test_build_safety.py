@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from explorer import files
 from explorer.artifacts import store
+from explorer.artifacts.layout import EVERY_BUILD
 from explorer.errors import IndexInvalidError
 from explorer.index.lexical import LEXICAL_ROLES
 from explorer.ingest.checkpoint import Checkpoint
@@ -336,9 +337,9 @@ def test_new_folders_are_fsynced_in_their_parent(index_copy: Path, tmp_path: Pat
                                                             real(folder)))
     found = store.load_artifacts(index_copy)
     out = tmp_path / "new" / "out"
-    bm25 = {role: found.arrays[role] for role in LEXICAL_ROLES}  # every index holds BM25
+    required = {role: found.arrays[role] for role in LEXICAL_ROLES + EVERY_BUILD}  # every index's
     store.write_artifacts(out, found.papers, found.index, found.extras, found.manifest.to_dict(),
-                          bm25)
+                          required)
     assert {tmp_path, tmp_path / "new"} <= set(synced)
     checkpoint = Checkpoint(tmp_path / "other", "key")
     checkpoint.save(["a"], np.ones((1, 4), dtype=np.float32), {"id": "m"})

@@ -134,7 +134,7 @@ def test_questions_answered_at_once_run_on_streams_with_their_vectors_alone():
 def test_models_compiled_in_several_threads_at_once_leave_the_locale_as_it_was():
     """OpenVINO sets the process's locale to "C" while it compiles and puts back what it found:
     compiles in two threads at once once left "C" for good, and Python decoded subprocess
-    output as ASCII from then on (runtimes._COMPILE_LOCK)."""
+    output as ASCII from then on (openvino_model._COMPILE_LOCK)."""
     _loadable(OPENVINO)
     previous = locale.setlocale(locale.LC_ALL)
     try:  # OpenVINO switches only from a numeric locale other than "C": a process's usual one

@@ -13,8 +13,8 @@ import pytest
 
 from explorer.cli import main as cli
 from explorer.errors import IndexInvalidError
-from explorer.eval.columns import COLUMNS, DEFAULT, PREVIOUS, Corpus, previous_ranker, ranked
-from explorer.eval.evaluate import Query, machine
+from explorer.eval.columns import COLUMNS, DEFAULT, Corpus, ranked
+from explorer.eval.evaluate import machine
 from explorer.eval.pool import Pool, load_pool, make_pool, open_pool, pool_folder, with_titles
 from explorer.eval.seeds import read_judgments, score_seeds, target_row
 from explorer.eval.small import queries_by_citing, small_runs, sub_corpora, summarise
@@ -112,8 +112,6 @@ def test_the_columns_rank_as_an_index_of_the_same_papers(pool: Pool, tiny_acm: P
             hits = explorer.rank(text, vector, 100, mode=mode, paper_query=paper)
             assert ranked(sub.corpus, column, text, vector, paper_query=paper).tolist() == [
                 explorer.row(hit.paper_id) for hit in hits], (column, item.query.query_id)
-        previous = previous_ranker(explorer)(Query("q", text, paper), vector)
-        assert ranked(sub.corpus, PREVIOUS, text, vector).tolist() == previous
 
 
 def test_small_runs_score_every_column_and_summarise_per_set_and_size(pool: Pool,
@@ -176,7 +174,7 @@ def test_one_command_runs_all_three_parts(tiny_acm: Path, seeds_explorer: Explor
         assert f"ndcg@10, {name}: " in printed
         assert f"{name} {SIZE}" in printed and f"{name} 1,000" in printed
         assert f"{name} full" in printed
-    assert "seed set, 71 papers" in printed and "previous default" in printed
+    assert "seed set, 71 papers" in printed
     assert printed.count(machine()) >= 5 and "all-MiniLM-L6-v2" in printed
     report = json.loads(output.read_text())
     assert (tmp_path / "cache" / "quality-small" / "pool.json").is_file()
@@ -185,7 +183,6 @@ def test_one_command_runs_all_three_parts(tiny_acm: Path, seeds_explorer: Explor
     full = next(r for r in report["ranking"] if r["size"] == "full" and r["set"] == "papers")
     evaluated = next(r for r in report["results"] if r["set"] == "papers")["modes"]
     assert full["columns"][DEFAULT] == {k: evaluated["hybrid"][k] for k in full["columns"][DEFAULT]}
-    assert full["columns"][PREVIOUS]["ndcg@10"] == evaluated["previous default"]["ndcg@10"]
     dense = report["seeds"]["columns"][DENSE]
     assert {k: dense[k] for k in ("mrr@100", "top5", "partners@5")} == brute_force_seed_scores(
         seeds_explorer, seeds_explorer.embedder.embed_queries([q for q, _ in PARAPHRASES]))

@@ -19,7 +19,7 @@ from explorer.corpus.latex import MATH
 from explorer.corpus.papers import Paper, normalise
 from explorer.corpus.references import read_references
 from explorer.features.exports.ui_bibtex import to_bibtex
-from explorer.features.exports.ui_tex import TEX_ESCAPES, decode_tex, kept_formula
+from explorer.features.exports.ui_tex import TEX_ESCAPES, kept_formula
 from explorer.query.engine import Hit
 from explorer.ui.export import CSV_COLUMNS, to_csv
 
@@ -31,6 +31,16 @@ FULL = Paper(paper_id="p1", title="Graphs & {Braces}: 50% of #tags_here", title_
 BARE = Paper(paper_id="abc123", title="Lean Finder: a search engine", title_is_derived=True,
              abstract="Plain text, with a quote \" and a comma,\nand a newline.",
              sources=("seeds/a.txt:2", "seeds/b.txt:9"))
+
+_TEX_UNESCAPE = {escape: char for char, escape in TEX_ESCAPES.items()}
+_DECODE = re.compile("|".join([*(re.escape(e) for e in sorted(_TEX_UNESCAPE, key=len, reverse=True)),
+                               r"(?<=[-`'])\{\}(?=[-`'])", r"[{}]"]))
+
+
+def decode_tex(text: str) -> str:
+    """The inverse of ui_tex.escape_tex (up to its control characters, which stay spaces); the
+    braces `tex_text` adds around words and formulas are dropped too."""
+    return _DECODE.sub(lambda m: _TEX_UNESCAPE.get(m.group(0), ""), text)
 
 
 def test_csv_rows_round_trip_through_a_csv_reader():

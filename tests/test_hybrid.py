@@ -17,7 +17,6 @@ from explorer.ranking.fusion import (
     mmr,
     plausible_by,
     query_ceiling,
-    reciprocal_rank_fusion,
     top_rows,
 )
 
@@ -48,14 +47,6 @@ def test_lexical_arrays_round_trip():
     again = LexicalIndex.from_arrays(index.to_arrays(), 3)
     for query in ("dense retrieval", "wörds", "BM25 sparse"):
         assert np.array_equal(index.scores(query), again.scores(query))
-
-
-def test_reciprocal_rank_fusion_by_hand():
-    rows, scores = reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)
-    assert rows.tolist() == [1, 3, 2]
-    assert scores[0] == pytest.approx(1 / 61 + 1 / 62)
-    assert scores[1] == pytest.approx(1 / 63 + 1 / 61)
-    assert scores[2] == pytest.approx(1 / 62)
 
 
 def test_blend_fusion_by_hand():

@@ -12,11 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.artifacts.layout import ADDED_IN, BUILDS
+from explorer.artifacts.layout import BUILDS
 from explorer.cli.main import main
-from explorer.errors import ExplorerError
 from explorer.features.collections.store import Collections
-from explorer.features.new.query import added_since, builds, new_papers
+from explorer.features.new.query import added_since, builds
 from explorer.features.new.stage import MAX_BUILDS, Before, history
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
@@ -128,18 +127,6 @@ def test_a_first_build_has_nothing_new_and_says_why(tmp_path: Path, capsys):
     assert code == 1 and "recorded one build only" in err
     code, out, _ = run(capsys, "new", "--builds", "--json", "--index", str(tmp_path / "index"))
     assert code == 0 and json.loads(out)[0]["added"] == 3
-
-
-def test_an_index_without_the_log_counts_as_one_build(two_builds):
-    import dataclasses
-
-    stored = Explorer.open(two_builds[1])
-    arrays = {k: v for k, v in stored.artifacts.arrays.items() if k != ADDED_IN}
-    older = Explorer(dataclasses.replace(stored.artifacts, arrays=arrays))
-    found, places = builds(older)
-    assert len(found) == 1 and found[0].added == 9 and not places.any()
-    with pytest.raises(ExplorerError, match="one build only"):
-        new_papers(older)
 
 
 def test_the_log_is_bounded():

@@ -10,10 +10,13 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
 from studies import (
     badge_check,
+    cases,
     explain_cost,
     explain_options,
     feedback_eval,
@@ -375,3 +378,12 @@ def test_twins_study(seeds_explorer: Explorer, tmp_path: Path):
     result = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert result["known_twins"] == 1 and result["twin_cosines"][0] > 0.9
     assert "| 1 | s3 | s3b |" in (tmp_path / "judged.md").read_text(encoding="utf-8")
+
+
+def test_the_studies_reciprocal_rank_fusion_by_hand():
+    """The baseline the fusion studies compare with (studies/cases.py)."""
+    rows, scores = cases.reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)
+    assert rows.tolist() == [1, 3, 2]
+    assert scores[0] == pytest.approx(1 / 61 + 1 / 62)
+    assert scores[1] == pytest.approx(1 / 63 + 1 / 61)
+    assert scores[2] == pytest.approx(1 / 62)

@@ -117,19 +117,8 @@ def error_ui(exc: ExplorerError, folder: str) -> None:
         st.code(command, language="bash")
 
 
-def skip_repl_check() -> None:
-    """Streamlit asks once per process, at the first element, whether it runs in a Python REPL
-    (to warn that an app needs `streamlit run`), with inspect.stack(), which maps every loaded
-    module to its file: 0.2-0.3 s of the first page here (faiss, scipy and OpenVINO are
-    loaded by then). The app only runs under `streamlit run`, so the question is settled."""
-    import streamlit.delta_generator as generator  # private: if renamed, the check just runs
-
-    generator._use_warning_has_been_displayed = True
-
-
 def run() -> None:
     """Draw the page of this session's location (streamlit_app.py runs it on every rerun)."""
-    skip_repl_check()
     st.set_page_config(page_title="Paper Explorer", page_icon="📚", layout="wide")
     style.style_ui()
     if failed := st.session_state.pop("action_error", None):  # from a callback (`reported`)

@@ -38,11 +38,14 @@ LEXICAL_PREFIX = ARRAY_PREFIX  # lexical_*: the BM25 score matrix, term counts, 
 # below this step, which computes and reads them), and the map.
 MAP = "map"
 # The filter values present in the corpus (corpus.papers.facet_values: venues, source files,
-# years), so that the app's sidebar does not parse every paper record (absent before).
+# years), so that the app's sidebar does not parse every paper record.
 FACETS = "facets"
-# The versions of one work (corpus/versions.py: {"groups": [[row, ...], ...]}; absent before:
-# features/versions/works.py then finds them on first use).
+# The versions of one work (corpus/versions.py: {"groups": [[row, ...], ...]}; read by
+# features/versions/works.py).
 VERSIONS = "versions"
+# Arrays that every build of format 2 writes (besides BM25's, index/lexical.LEXICAL_ROLES): a
+# manifest without one is refused (manifest.py), so their readers need no fallback.
+EVERY_BUILD = (TEXT_HASHES, RELATIVE_ROWS, RELATIVE_SCORES, REFERENCE_ROWS, ADDED_IN, ID_HASHES)
 # Read (and checksummed) on first use, not at open: only explanations need the sentence vectors,
 # and at 106k papers they are 475 MB, +0.7 s on every cold start. The author and title table
 # (authors_*: ranking/author_arrays.py) is read when a question or a filter first needs it.

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from explorer.artifacts.layout import MANIFEST, REQUIRED, WRITTEN
+from explorer.artifacts.layout import EVERY_BUILD, MANIFEST, REQUIRED, WRITTEN
 from explorer.errors import IndexInvalidError, IndexMissingError
 from explorer.index.dense import INDEX_TYPES
 from explorer.index.lexical import LEXICAL_ROLES  # every index of format 2 holds BM25
@@ -125,7 +125,8 @@ class Manifest:
         """The manifest read from `path` (manifest.json); IndexInvalidError with the command to
         rebuild unless `data` is a valid manifest of FORMAT_VERSION (`older`: or of an older
         format, which only a build reads, for the vectors it may reuse)."""
-        check_manifest(data, path, FORMAT_VERSION, REQUIRED + (() if older else LEXICAL_ROLES), older)
+        roles = REQUIRED + (() if older else LEXICAL_ROLES + EVERY_BUILD)
+        check_manifest(data, path, FORMAT_VERSION, roles, older)
         data = copy.deepcopy(data)  # a dict: checked above
         values = {name: data[name] for name in _ORDER if name in data}
         values.update({name: MappingProxyType(data[name]) for name in _MAPPINGS if name in data})

@@ -8,8 +8,8 @@ With the whole dataset and the seed set, the strength words' reliability (eval/s
 per word, the share of hits so labelled that are relevant, and how often a question asked with
 its relevant papers left out still gets a top hit above "weak".
 
-Prints a table per query set (rows: corpus sizes; columns: lexical, dense, the previous default,
-the default; nDCG@10) and the seed set's table, each labelled with the date, the machine and
+Prints a table per query set (rows: corpus sizes; columns: lexical, dense, the default;
+nDCG@10) and the seed set's table, each labelled with the date, the machine and
 the model; `--json` / `--output` give everything.
 """
 
@@ -26,7 +26,7 @@ import numpy as np
 from explorer.cli.support import Bar, positive_int
 from explorer.cli.terminal import safe_json, safe_text
 from explorer.errors import CorpusError
-from explorer.eval.columns import PREVIOUS, Corpus, columns_for, previous_ranker
+from explorer.eval.columns import Corpus, columns_for
 from explorer.eval.evaluate import (
     SETS,
     default_cache,
@@ -57,7 +57,7 @@ def add_eval(commands) -> None:
     command.add_argument("--queries", help="queries file in DATASET (instead of --set)")
     command.add_argument("--qrels", help="qrels file in DATASET (with --queries)")
     command.add_argument("--mode", nargs="+", default=list(MODES), choices=MODES,
-                         help="rankings scored (hybrid: the previous default and the default)")
+                         help="rankings scored (hybrid: the default)")
     command.add_argument("--cache", type=Path, help="index folder kept between runs "
                          "(default ~/.cache/paper-explorer/eval/NAME-HASH)")
     command.add_argument("--model", help="model name (e.g. mpnet) or local sentence-transformers "
@@ -100,7 +100,7 @@ def _eval(args: argparse.Namespace, settings: Settings, parser) -> int:
                     "command": "explorer " + " ".join(sys.argv[1:]), "columns": list(columns)}
     bar, tables = Bar(), []
     if args.full:
-        full, details = _full(args, settings, bar, names, columns)
+        full, details = _full(args, settings, bar, names)
         report.update(full)
         tables.append(details)
     if args.sizes:
@@ -121,16 +121,15 @@ def _eval(args: argparse.Namespace, settings: Settings, parser) -> int:
     return 0
 
 
-def _full(args, settings: Settings, bar: Bar, names: list[str], columns) -> tuple[dict, str]:
+def _full(args, settings: Settings, bar: Bar, names: list[str]) -> tuple[dict, str]:
     """The whole dataset -> (describe_run + "results", the detailed table under its label)."""
     cache = args.cache or default_cache(args.dataset, settings.cache_dir, settings.model)
     explorer, summary = prepare_index(args.dataset, cache, settings.model, progress=bar.update)
     bar.close()
     print(f"explorer: index: {safe_text(summary)}", file=sys.stderr)
-    rankers = {PREVIOUS: previous_ranker(explorer)} if PREVIOUS in columns else None
     sets = [load_set(args.dataset, name or "", args.queries, args.qrels)
             for name in ([None] if args.queries else names)]
-    results = [evaluate(explorer, query_set, args.mode, args.limit, rankers=rankers,
+    results = [evaluate(explorer, query_set, args.mode, args.limit,
                         diverse=args.diverse) for query_set in sets]
     run = describe_run(explorer, args.dataset, "explorer " + " ".join(sys.argv[1:]))
     model = model_label(run["model"], run["backend"])

@@ -25,17 +25,6 @@ def fence(formula: str) -> str:
     return "$$" if formula.startswith("$$") and len(formula) > 4 else "$"
 
 
-def unwrap_math(text: str, limit: int) -> str:
-    """`text` with each formula whose content has at most `limit` characters replaced by that
-    content (its dollars dropped); longer formulas are left as written."""
-    def content(match: re.Match) -> str:
-        formula = match.group()
-        inner = formula[len(fence(formula)):-len(fence(formula))]
-        return inner if len(inner) <= limit else formula
-
-    return MATH.sub(content, text)
-
-
 # Field text from a .bib file: what is not plain text goes through pylatexenc, one
 # whitespace-separated piece at a time (a brace group stays whole), since pylatexenc costs
 # about 30 microseconds per character (up to 100 on dense markup such as "%%%%") and most of

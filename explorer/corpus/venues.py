@@ -11,7 +11,7 @@ A venue string is split into a `Venue` (`venue_of`): the venue's short name from
 server), the year, the status and what else the string names (a track: "Datasets and
 Benchmarks", "Workshop on Foundation Models"). Only a string that names a venue of the table is
 split: "Oral Oncology" stays a journal's name, not an oral. Exports ask `published(status)`
-and `Venue.submitted_to` ("Submitted to ICLR 2018") before citing a paper as published.
+before citing a paper as published (features/exports/ui_citation.py: "Submitted to ICLR 2018").
 
 Texts are read in linear time: at most `MAX_CHARS` characters, split once into words.
 """
@@ -100,11 +100,6 @@ class Venue:
         """'ICLR 2018' (the short name and the year, as far as known)."""
         return " ".join(part for part in (self.short, str(self.year) if self.year else "")
                         if part)
-
-    @property
-    def submitted_to(self) -> str:
-        """'Submitted to ICLR 2018': how an export names a paper that was not accepted."""
-        return f"Submitted to {self.label}" if self.label else "Submitted"
 
 
 _C, _J = "conference", "journal"

@@ -1,25 +1,20 @@
 """The columns of the evaluation tables, each a ranking by the product's own policy and
-pipeline: lexical, dense, the previous default and today's default.
+pipeline: lexical, dense and the default.
 
 `Corpus` holds papers and their vectors in memory with the channels Explorer builds over an
 index (query/ranker.py's channels_over: FAISS, BM25), so a sub-corpus of a cached pool is ranked
 exactly as an index of the same papers would rank it: `ranked` calls the product's Ranker.rows,
 as Explorer.rank does. Whatever policy ships is measured.
-
-"previous default" is the hybrid ranking before issue 11 (a min-max blend of the two channels,
-0.5 / 0.5, then the feedback pass at every corpus size, also for a paper as the query), kept to
-compare against: `previous_default`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from explorer.corpus.papers import Paper
-from explorer.eval.evaluate import Query
 from explorer.index.lexical import LexicalIndex
 from explorer.query.engine import Explorer
 from explorer.query.ranker import Ranker, reference
@@ -31,23 +26,21 @@ from explorer.ranking.calibration import (
     pair_quantiles,
     question_references,
 )
-from explorer.ranking.channels import Channel, Ranked, Request
-from explorer.ranking.feedback import feedback_channel
+from explorer.ranking.channels import Channel
 from explorer.ranking.filters import Blocked
-from explorer.ranking.fusion import CANDIDATES, DENSE, HYBRID, LEXICAL, blend_fusion, query_ceiling
+from explorer.ranking.fusion import DENSE, HYBRID, LEXICAL
 from explorer.ranking.options import QueryOptions
 from explorer.ranking.policy import DEFAULT_MODE
 
-PREVIOUS, DEFAULT = "previous default", "default"
-COLUMNS = (LEXICAL, DENSE, PREVIOUS, DEFAULT)
-PREVIOUS_WEIGHTS = (0.5, 0.5)  # dense, lexical: the blend before issue 11
+DEFAULT = "default"
+COLUMNS = (LEXICAL, DENSE, DEFAULT)
 TOP_K = 100  # ranks scored (MRR@100, Recall@100)
 
 
 def columns_for(modes: Sequence[str]) -> tuple[str, ...]:
     """The columns that `explorer eval --mode MODES` asks for: lexical and dense as named;
-    hybrid brings the previous default and the default."""
-    return tuple(c for c in COLUMNS if c in modes or (c in (PREVIOUS, DEFAULT) and HYBRID in modes))
+    hybrid brings the default."""
+    return tuple(c for c in COLUMNS if c in modes or (c == DEFAULT and HYBRID in modes))
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,50 +95,7 @@ def ranked(corpus: Corpus, column: str, text: str, vector: np.ndarray, *,
     `similar` request), else a question; rows in `exclude` never come back."""
     reference = corpus.references[PAPERS if paper_query else QUESTIONS]
     blocked = Blocked(len(corpus), excluded=frozenset(int(row) for row in exclude))
-    if column == PREVIOUS:
-        request = Request(text, vector, ceiling=lambda: query_ceiling(corpus.lexical, text),
-                          reference=reference)
-        channels = [corpus.channels[DENSE], corpus.channels[LEXICAL]]
-        return previous_default(channels, request, blocked, corpus.vectors, top_k)[0]
     options = QueryOptions(top_k=top_k, mode=DEFAULT_MODE if column == DEFAULT else column)
     (rows, _), _ = corpus.ranker.rows(text, vector, options, blocked, reference=reference,
                                       paper_query=paper_query)
     return rows
-
-
-def previous_default(channels: Sequence[Channel], request: Request, blocked: Blocked | None,
-                     vectors: np.ndarray, top_k: int = TOP_K) -> Ranked:
-    """The hybrid ranking before issue 11 over (dense, lexical) `channels` -> (rows, fused
-    scores), best first, at most `top_k`: blend, the feedback pass on any corpus size, blend
-    again. `vectors` (n, d): all papers."""
-    depth = max(CANDIDATES, top_k)
-    lists = [channel.top(request, depth, blocked) for channel in channels]
-    first, _ = blend_fusion(lists, PREVIOUS_WEIGHTS)
-    pools = [rows for rows, _ in lists]
-    lists[0] = feedback_channel(vectors, request.vector, first, pools, depth, min_papers=0)
-    rows, scores = blend_fusion(lists, PREVIOUS_WEIGHTS)
-    return rows[:top_k], scores[:top_k]
-
-
-class _Asked:
-    """One channel of an open Explorer, asked through its public `candidates`."""
-
-    def __init__(self, explorer: Explorer, name: str) -> None:
-        self.explorer, self.name = explorer, name
-
-    def top(self, request: Request, depth: int, blocked: Blocked | None = None) -> Ranked:
-        excluded = blocked.excluded if blocked is not None else ()
-        return self.explorer.ranker.candidates(self.name, request, depth, exclude=excluded)
-
-
-def previous_ranker(explorer: Explorer) -> Callable[[Query, np.ndarray], list[int]]:
-    """The previous default over a whole index, as evaluate()'s `rankers` take it:
-    (query, its vector (d,)) -> rows, best first."""
-    channels = [_Asked(explorer, DENSE), _Asked(explorer, LEXICAL)]
-    vectors = explorer.vectors
-
-    def rank(query: Query, vector: np.ndarray) -> list[int]:
-        request = Request(query.text, vector)
-        return previous_default(channels, request, None, vectors)[0].tolist()
-
-    return rank

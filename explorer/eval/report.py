@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer.eval.columns import DEFAULT, PREVIOUS
+from explorer.eval.columns import DEFAULT
 from explorer.eval.evaluate import grid
 from explorer.eval.metrics import METRICS
 from explorer.ranking.policy import DEFAULT_MODE
 
 FULL = "full"  # the size of a row that scored the whole dataset
 TORCH = "sentence-transformers (torch)"  # what an unrecorded backend was
-_MODE_OF = {PREVIOUS: PREVIOUS, DEFAULT: DEFAULT_MODE}  # column -> evaluate()'s name for it
+_MODE_OF = {DEFAULT: DEFAULT_MODE}  # column -> evaluate()'s name for it
 
 
 def model_label(model_id: object, backend: object = None, precision: object = None) -> str:

@@ -247,6 +247,3 @@ def _matrix(arrays: dict[str, np.ndarray], part: str, kind, rows: int, terms: in
 
 LEXICAL_ROLES = tuple(f"{ARRAY_PREFIX}{name}" for name in ("data", "indices", "indptr", "vocab"))
 
-
-def has_lexical(arrays: dict[str, np.ndarray]) -> bool:
-    return all(role in arrays for role in LEXICAL_ROLES)

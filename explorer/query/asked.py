@@ -1,8 +1,8 @@
 """Whole questions that threads ask at the same moment, answered together: each batch's
 questions embedded in one model run, then ranked in turn, each caller freed as soon as its own
 answer is ready (batching.Batcher). It pays on the path users take, which `Explorer.search` is
-for the app, the CLI and the API alike (benchmarks/README.md, "Concurrent answers": 8 sessions
-get 1.18x the answers/s and a p99 of 260 against 657 ms). The last questions' vectors are kept,
+for the app, the CLI and the API alike (benchmarks/README.md, "Concurrent answers": more
+answers/s and a lower p99 for 8 sessions). The last questions' vectors are kept,
 so that what a page asks next of the same question (its hits' highlights) needs no model run."""
 
 from __future__ import annotations

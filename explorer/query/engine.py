@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from explorer.artifacts.layout import FACETS, SENTENCE_TABLE, VERSIONS
+from explorer.artifacts.layout import SENTENCE_TABLE
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import Artifacts, load_artifacts
 from explorer.batching import IN_PROGRESS
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.vectors import Sentences, SentenceVectors, stored_sentences
-from explorer.features.versions.works import Works
-from explorer.index.lexical import LexicalIndex, lexical_text
+from explorer.index.lexical import LexicalIndex
 from explorer.model.embedder import (
     AUTO,
     BATCHED_QUESTION_CHARS,
@@ -31,12 +30,17 @@ from explorer.query.asked import Questions
 from explorer.query.compatible import WARMING, comparable_model, start_warming
 from explorer.query.hits import Hit
 from explorer.query.questions import query_note
-from explorer.query.ranker import DEFAULT_RECOMMENDER, RECOMMENDERS, Ranker, channels_over
+from explorer.query.ranker import (
+    DEFAULT_RECOMMENDER,
+    RECOMMENDERS,
+    Ranker,
+    check_recommender,
+)
 from explorer.query.suggest import PaperRows
 from explorer.ranking.authors import Named
 from explorer.ranking.calibration import PAPERS, QUESTIONS, Scale, scale_for
-from explorer.ranking.filters import FacetTable, Filters
-from explorer.ranking.fusion import DENSE, LEXICAL
+from explorer.ranking.filters import Filters
+from explorer.ranking.fusion import LEXICAL
 from explorer.ranking.options import QueryOptions
 from explorer.ranking.policy import DEFAULT_MODE
 from explorer.settings import DEFAULT_INDEX_DIR
@@ -88,12 +92,8 @@ class Explorer:
         self._parts: dict[Callable, Any] = {}
         self._locks: dict[Callable, threading.RLock] = {}  # each held only while its part loads
         self._rows = PaperRows(artifacts.papers)
-        channels = channels_over(artifacts.index, lambda: self.lexical, batch)
-        self.ranker = Ranker(
-            artifacts.papers, artifacts.index.vectors(), channels, lambda: self.lexical,
-            facets=FacetTable(artifacts.papers, artifacts.extras.get(FACETS), artifacts.arrays),
-            works=Works(artifacts.papers, artifacts.extras.get(VERSIONS)), scale=self.scale)
-        self.works, self._facets = self.ranker.works, self.ranker.facets
+        self.ranker = Ranker.over(artifacts, lambda: self.lexical, batch, self.scale)
+        self.works, self._facets = self.ranker.works, self.ranker.facets  # features/versions
         self._questions = Questions(self.ranker, lambda: self.embedder, batch)
 
     @classmethod
@@ -104,20 +104,13 @@ class Explorer:
         `model` overrides the manifest's (it must be the same model); `backend`: the runtime
         (embedder.BACKENDS; default: the fastest here); `batch`: questions that threads ask at
         once share model runs and index scans (same answers); `warm`: load the model now, on a
-        thread while the index and BM25 load, compiled whole before this returns (OpenVINO
-        sets the process's locale while it compiles: runtimes._COMPILE_LOCK)."""
+        thread while the index and BM25 load, compiled whole before this returns."""
         folder = Path(folder)
         warming = start_warming(folder, model, backend, batch) if warm else None
         explorer = cls(load_artifacts(folder), model=model, backend=backend, batch=batch)
         spec = explorer.check_model(model) if model is not None or warming else None
         if warming is not None:
-            warmed, loading = warming
-            _ = explorer.lexical  # BM25, which the first question needs too, meanwhile
-            embedder = loading.result()
-            if warmed == spec:  # else a build swapped the index meanwhile
-                explorer._parts[load_model] = embedder
-            WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
-            WARMING.submit(explorer.authors, 0)  # the author and title tables, likewise
+            _take_warmed(explorer, warming, spec)
         return explorer
 
     def part(self, make: Callable[[Explorer], T]) -> T:
@@ -129,7 +122,6 @@ class Explorer:
                     self._parts[make] = make(self)
         return self._parts[make]
 
-    # -- what is loaded -------------------------------------------------------------
     @property
     def papers(self) -> list[Paper]:
         return self.artifacts.papers
@@ -166,7 +158,6 @@ class Explorer:
         """The author filter's suggestions: at most `limit` names, most papers first."""
         return self._facets.authors.suggestions(limit)
 
-    # -- the verbs ------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray:
         """The query's vector (d,) (of its first MAX_QUESTION_CHARS characters)."""
         return self._questions.vector(cut_question(query))
@@ -176,9 +167,6 @@ class Explorer:
         all of it is read): query/questions.py."""
         return query_note(self.embedder, query)
 
-    # Each verb takes `top_k` and `filters` (positional, as before) and the other options as
-    # keywords (mode, diverse, feedback), or all of them as one QueryOptions: `options`, which
-    # the keywords change (QueryOptions.of). The verbs delegate to the Ranker.
     @_answering
     def search(self, query: str, top_k: int | None = None, filters: Filters | None = None, *,
                options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
@@ -197,12 +185,8 @@ class Explorer:
                       **changes: Any) -> list[Hit]:
         """Papers ranked by inner product with `vector` (d,), skipping rows in `exclude`; with
         the query's `text` too, as `search` ranks it; without, dense whatever the mode."""
-        text = cut_question(text)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        if not text:
-            return self.ranker.rank(text, vector, dataclasses.replace(options, mode=DENSE),
-                                    exclude=exclude)
-        return self.ranker.question(text, vector, options, exclude)
+        return self.ranker.question(cut_question(text), vector, options, exclude)
 
     def named(self, question: str, filters: Filters | None = None) -> Named | None:
         """The papers `question` names exactly (a title, an author: ranking/authors.py) that
@@ -213,11 +197,8 @@ class Explorer:
     def similar(self, paper_id: str, top_k: int | None = None, filters: Filters | None = None,
                 *, options: QueryOptions | None = None, **changes: Any) -> list[Hit]:
         """Nearest papers to `paper_id`, never the paper itself (nor its merged duplicates)."""
-        row = self.row(paper_id)
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
-        return self.ranker.rank(text, self.vectors[row], options, exclude={row}, kind=PAPERS,
-                                paper_query=True)
+        return self.ranker.similar(self.row(paper_id), options)
 
     @_answering
     def similar_to_text(self, text: str, top_k: int | None = None,
@@ -253,23 +234,17 @@ class Explorer:
         """Papers ranked from liked papers, optional disliked ones and an optional `query` (its
         first MAX_QUESTION_CHARS characters) by `method` (ranker.RECOMMENDERS); the seeds never
         come back; no feedback pass unless `feedback=True`."""
-        query = cut_question(query) if query else query
-        if method not in RECOMMENDERS:
-            raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
+        query = cut_question(query) if query and query.strip() else None
+        check_recommender(method)
         liked, disliked = [self.row(pid) for pid in like], [self.row(pid) for pid in unlike]
-        if not liked and not (query and query.strip()):
-            raise ValueError("recommend needs at least one liked paper or a query")
         options = self._options(options, top_k=top_k, filters=filters, **changes)
-        options = dataclasses.replace(options, feedback=bool(options.feedback))
-        vector = self.embed_query(query) if query and query.strip() else None
+        vector = self.embed_query(query) if query else None
         return self.ranker.recommend(liked, disliked, query, vector, method, options)
 
     def scale(self, kind: str = PAPERS) -> Scale | None:
-        """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with in this
-        corpus (a question's: with paper pairs in an index built before question scores)."""
+        """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with here."""
         return scale_for(kind, self.artifacts.extras)
 
-    # -- what the explanations read (features/explanations/vectors.py) ---------------
     @property
     def has_sentence_vectors(self) -> bool:
         """True when the index stores sentence vectors (built with --sentences, written)."""
@@ -277,14 +252,13 @@ class Explorer:
 
     def sentences(self, paper_id: str) -> Sentences:
         """Spans into the paper's abstract and unit vectors (k, d) float32 of its sentences:
-        stored ones, or (index without sentence vectors) embedded the first time and kept."""
+        stored ones (built with --sentences), else embedded the first time and kept."""
         return self.part(load_sentences).of(self.row(paper_id))
 
     def sentences_of(self, paper_ids: Sequence[str]) -> list[Sentences]:
         """`sentences` of each paper; those not stored or kept yet embedded in one model run."""
         return self.part(load_sentences).of_rows([self.row(paper_id) for paper_id in paper_ids])
 
-    # -- loaded on first use --------------------------------------------------------
     @property
     def embedder(self) -> Embedder:
         return self.part(load_model)
@@ -303,7 +277,17 @@ class Explorer:
 
     def _options(self, options: QueryOptions | None, **changes: Any) -> QueryOptions:
         """`options` with `changes` applied and the mode resolved (None: default_mode)."""
-        options = QueryOptions.of(options, **changes)
-        if options.mode is None:
-            options = dataclasses.replace(options, mode=self.default_mode)
-        return options
+        return QueryOptions.of(options, **changes).resolved(self.default_mode)
+
+
+def _take_warmed(explorer: Explorer, warming: tuple[ModelSpec, Future[Embedder]],
+                 spec: ModelSpec | None) -> None:
+    """The model `start_warming` loaded becomes `explorer`'s (unless a build swapped the index
+    meanwhile); BM25 loads meanwhile, and the id and author tables after, on WARMING's thread."""
+    warmed, loading = warming
+    _ = explorer.lexical  # BM25, which the first question needs too, meanwhile
+    embedder = loading.result()
+    if warmed == spec:  # else a build swapped the index meanwhile
+        explorer._parts[load_model] = embedder
+    WARMING.submit(explorer._rows.warm_up)  # the id table, while the page starts
+    WARMING.submit(explorer.authors, 0)  # the author and title tables, likewise

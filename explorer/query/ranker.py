@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from explorer.artifacts.layout import FACETS, VERSIONS
+from explorer.artifacts.store import Artifacts
 from explorer.corpus.papers import Paper
 from explorer.features.versions.works import Works
 from explorer.index.dense import VectorIndex
@@ -73,6 +75,16 @@ class Ranker:
         return cls(papers, vectors, channels_over(VectorIndex.build(vectors), lambda: lexical,
                                                   batch=False), lambda: lexical)
 
+    @classmethod
+    def over(cls, artifacts: Artifacts, lexical: Callable[[], LexicalIndex], batch: bool,
+             scale: Callable[[str], Scale | None]) -> Ranker:
+        """A Ranker over an open index's `artifacts` (Explorer's), with its stored facet and
+        version tables; `lexical()` gives its BM25 index, loaded on first use."""
+        papers, extras = artifacts.papers, artifacts.extras
+        return cls(papers, artifacts.index.vectors(), channels_over(artifacts.index, lexical, batch),
+                   lexical, facets=FacetTable(papers, extras.get(FACETS), artifacts.arrays),
+                   works=Works(papers, extras.get(VERSIONS)), scale=scale)
+
     def rows(self, text: str, vector: np.ndarray | None, options: QueryOptions,
              blocked: Blocked | None, *, reference: tuple[float, ...] = (),
              dense_scores: np.ndarray | None = None, paper_query: bool = False
@@ -130,7 +142,11 @@ class Ranker:
 
     def question(self, text: str, vector: np.ndarray | None, options: QueryOptions,
                  exclude: Iterable[int] = ()) -> list[Hit]:
-        """`rank` for a question, the papers it names (`named`) first, in their own ranking."""
+        """`rank` for a question, the papers it names (`named`) first, in their own ranking;
+        no `text` (a vector alone): dense whatever the mode."""
+        if not text:
+            return self.rank(text, vector, dataclasses.replace(options, mode=DENSE),
+                             exclude=exclude)
         named = self.named(text, options.filters)
         if named is None:
             return self.rank(text, vector, options, exclude=exclude)
@@ -143,6 +159,12 @@ class Ranker:
                          exclude={*exclude, *named.rows}) if room > 0 else []
         return [dataclasses.replace(hit, rank=rank) for rank, hit in enumerate(first + rest, 1)]
 
+    def similar(self, row: int, options: QueryOptions) -> list[Hit]:
+        """Explorer.similar's ranking: the papers nearest the paper in `row`, never itself."""
+        text = lexical_text(self.papers[row]) if options.mode != DENSE else ""
+        return self.rank(text, self.vectors[row], options, exclude={row}, kind=PAPERS,
+                         paper_query=True)
+
     def candidates(self, channel: str, request: Request, depth: int,
                    filters: Filters | None = None, exclude: Iterable[int] = ()) -> Ranked:
         """The `depth` best rows of one channel (policy.CHANNELS) -> (rows, scores)."""
@@ -154,7 +176,11 @@ class Ranker:
                   query_vector: np.ndarray | None, method: str, options: QueryOptions
                   ) -> list[Hit]:
         """Explorer.recommend's ranking from the rows of liked and disliked papers and the
-        query's text and vector (d,) (None: no query); `method`: "svm", else the centroid."""
+        query's text and vector (d,) (None: no query); `method`: "svm", else the centroid; no
+        feedback pass unless `options.feedback`."""
+        if not liked and not (query and query.strip()):
+            raise ValueError("recommend needs at least one liked paper or a query")
+        options = dataclasses.replace(options, feedback=bool(options.feedback))
         target = rocchio(query_vector, self.vectors[liked], 1.0, disliked=self.vectors[disliked])
         words = [lexical_text(self.papers[row]) for row in liked] + [query or ""]
         text = " ".join(words) if options.mode != DENSE else ""
@@ -165,6 +191,12 @@ class Ranker:
                 scores = scores + self.vectors @ query_vector
         return self.rank(text, target, options, exclude=set(liked) | set(disliked),
                          dense_scores=scores, kind=PAPERS if liked else QUESTIONS)
+
+
+def check_recommender(method: str) -> None:
+    """ValueError unless `method` is one of RECOMMENDERS."""
+    if method not in RECOMMENDERS:
+        raise ValueError(f"unknown recommender {method!r}; expected one of {RECOMMENDERS}")
 
 
 def channels_over(index: VectorIndex, lexical: Callable[[], LexicalIndex], batch: bool

@@ -92,7 +92,7 @@ class FacetTable:
 
     @cached_property
     def _computed(self) -> dict[str, Any]:
-        """facet_values of the papers, for an index that does not store them (read once)."""
+        """facet_values of the papers, when none are stored (papers in memory: Ranker.of)."""
         return facet_values(self._papers)
 
     def values(self) -> dict[str, list]:

@@ -1,4 +1,4 @@
-"""Pure ranking helpers: top rows of a score vector, rank fusion, MMR diversity, the SVM
+"""Pure ranking helpers: top rows of a score vector, score fusion, MMR diversity, the SVM
 recommender.
 
 Everything here works on index rows (positions in the paper list) and NumPy arrays; the
@@ -13,10 +13,10 @@ import numpy as np
 
 LEXICAL, DENSE, HYBRID = "lexical", "dense", "hybrid"
 MODES = (LEXICAL, DENSE, HYBRID)
-RRF_K = 60  # the constant of Cormack et al. (2009)
-# Hybrid = equal-weight blend of min-max normalised channel scores. Chosen over RRF on the
-# paragraph queries and checked on the sentence and paper queries of two ACM-CR slices
-# (studies/fusion_study.py; studies/results/quality-acm-cr-2026-11-30.md).
+# The blend's weight of the dense channel (policy.BLEND_FUSION: min-max normalised channel
+# scores; hybrid's fusion before plausible fusion). Chosen over RRF on the paragraph queries and
+# checked on the sentence and paper queries of two ACM-CR slices (studies/fusion_study.py;
+# studies/results/quality-acm-cr-2026-11-30.md).
 DENSE_WEIGHT = 0.5
 # Rows each channel contributes to a fused ranking: 200 (was 100) with the weight above and the
 # feedback pass of feedback.py, chosen together by 2-fold cross-validation on full ACM-CR
@@ -65,21 +65,6 @@ def min_max(scores: np.ndarray) -> np.ndarray:
         return scores
     spread = float(scores.max() - scores.min())
     return (scores - scores.min()) / spread if spread > 0 else np.ones(len(scores))
-
-
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K
-                           ) -> tuple[np.ndarray, np.ndarray]:
-    """Fuse ranked row lists: score(row) = sum over lists of 1 / (k + rank), rank from 1.
-
-    Returns (rows, fused scores), best first; ties keep the order of first appearance."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, row in enumerate(ranking, start=1):
-            fused[int(row)] = fused.get(int(row), 0.0) + 1.0 / (k + rank)
-    rows = np.fromiter(fused, dtype=np.int64, count=len(fused))
-    scores = np.fromiter(fused.values(), dtype=np.float64, count=len(fused))
-    order = np.argsort(-scores, kind="stable")
-    return rows[order], scores[order]
 
 
 def blend_fusion(channels: Sequence[tuple[np.ndarray, np.ndarray]],

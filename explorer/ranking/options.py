@@ -57,5 +57,9 @@ class QueryOptions:
         base = cls() if options is None else options
         return dataclasses.replace(base, **given) if given else base
 
+    def resolved(self, default_mode: str) -> QueryOptions:
+        """These options with `mode` None made `default_mode`."""
+        return self if self.mode is not None else dataclasses.replace(self, mode=default_mode)
+
 
 _FIELDS = frozenset(field.name for field in dataclasses.fields(QueryOptions))

@@ -28,6 +28,8 @@ class Faceted(Protocol):
 
     def facets(self) -> dict[str, list]: ...
 
+    def facet_counts(self) -> dict[str, list[list]]: ...
+
 
 def corpus_root(files: Iterable[str]) -> str:
     """The common parent folder of `files` ("" when there is none, e.g. relative and absolute
@@ -121,7 +123,7 @@ def public_facets(explorer: Faceted) -> dict[str, Any]:
         facets = dict(explorer.facets())
         files = source_names(facets["sources"])
         facets.update(sources=list(files), source_files=files, root=corpus_root(files.values()),
-                      fields=getattr(explorer, "facet_counts", dict)())  # features/facets/
+                      fields=explorer.facet_counts())  # features/facets/
         _FACETS[explorer] = facets
     return _FACETS[explorer]
 

@@ -10,7 +10,6 @@ bare % # & (a comment, a macro parameter, an alignment), no ^^ (TeX's character 
 notation, which can spell a backslash), no \\\\ or environment, \\left and \\right paired, text
 commands only around plain words. Such a formula is written `{$...$}` (inline; the braces keep a
 style's case changes off it); any other is escaped like the rest, shown as its characters.
-`decode_tex` is the exact inverse of `escape_tex`, for tests and tools.
 """
 
 from __future__ import annotations
@@ -46,9 +45,6 @@ _TEX_TABLE = str.maketrans({
     **TEX_ESCAPES,
     **{chr(c): " " for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)},
 })
-_TEX_UNESCAPE = {escape: char for char, escape in TEX_ESCAPES.items()}
-_DECODE = re.compile("|".join([*(re.escape(e) for e in sorted(_TEX_UNESCAPE, key=len, reverse=True)),
-                               r"(?<=[-`'])\{\}(?=[-`'])", r"[{}]"]))
 _LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=`)(?=`)|(?<=')(?=')")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _BARE = re.compile(r"(?<!\\)[%#&]|\^\^|\\\\")
@@ -66,12 +62,6 @@ def escape_tex(text: str) -> str:
     The ligatures TeX (and a reader such as ours) makes of -- --- `` '' are broken with {}, so
     "trees--a forest" comes back as written, not with an en dash."""
     return _LIGATURE.sub("{}", text.translate(_TEX_TABLE))
-
-
-def decode_tex(text: str) -> str:
-    """The inverse of `escape_tex` (up to its control characters, which stay spaces); the
-    braces `tex_text` adds around words and formulas are dropped too."""
-    return _DECODE.sub(lambda m: _TEX_UNESCAPE.get(m.group(0), ""), text)
 
 
 def kept_formula(formula: str) -> str | None:

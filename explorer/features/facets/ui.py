@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from explorer.corpus.facets import VENUE, YEAR
-from explorer.corpus.papers import Paper
 from explorer.corpus.venues import (
     ACCEPTED,
     DESK_REJECTED,
@@ -34,11 +33,6 @@ def status_badge(status: str | None) -> str:
     """` :red-badge[Rejected]` for a known status (with its leading space), else ""."""
     colour = BADGE_COLOURS.get(status or "")
     return f" :{colour}-badge[{status}]" if colour else ""
-
-
-def status_text(paper: Paper) -> str:
-    """The status as a terminal line shows it: "[Rejected]", or "" when unknown."""
-    return f"[{paper.status}]" if paper.status in BADGE_COLOURS else ""
 
 
 def known_facets(spec: FacetSpec, counts: Mapping[str, Sequence]) -> FacetSpec:

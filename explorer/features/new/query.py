@@ -5,8 +5,7 @@ ranked for a question.
 Near a collection, a new paper's score is its cosine with the collection paper closest to it,
 placed among random paper pairs (so a paper unrelated to every paper of the collection reads
 "weak", wording.STRENGTHS). For a question the ranking is the product's own (Explorer.rank,
-restricted to the new papers), with its words. An index built before the log has one build,
-whose papers are all "added" by it.
+restricted to the new papers), with its words.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import numpy as np
 
 from explorer.artifacts.layout import ADDED_IN, BUILDS
 from explorer.errors import ExplorerError
-from explorer.features.new.stage import valid_log
 from explorer.query.engine import Explorer
 from explorer.query.hits import Hit, placed
 from explorer.ranking.calibration import PAPERS, QUESTIONS
@@ -57,11 +55,8 @@ def builds(explorer: Explorer) -> tuple[list[Build], np.ndarray]:
     """The index's recorded builds, oldest first (the last is this index's own), and each
     paper's place among them ((n,) int32)."""
     manifest, count = explorer.artifacts.manifest, len(explorer.papers)
-    stored = explorer.artifacts.arrays.get(ADDED_IN)
-    log = explorer.artifacts.extras.get(BUILDS)
-    if not valid_log(log, stored, count):
-        log, stored = [], np.zeros(count, dtype=np.int32)
-    places = np.asarray(stored, dtype=np.int32)
+    log = explorer.artifacts.extras[BUILDS]
+    places = np.asarray(explorer.artifacts.arrays[ADDED_IN], dtype=np.int32)
     found = [Build(n, _text(e.get("build_id")), _text(e.get("built_at")), _number(e.get("added")),
                    _number(e.get("count"))) for n, e in enumerate(log)]
     found.append(Build(len(log), manifest.build_id, manifest.built_at,

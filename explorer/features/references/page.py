@@ -24,8 +24,6 @@ def references_part(explorer: Explorer, location: Location) -> None:
                                  (references.CITED_BY, found.cited_by, "citedby")):
         if papers:
             _papers_ui(location, heading, papers, key)
-    if not found.stored:
-        st.caption(references.NOT_STORED)
 
 
 def _papers_ui(location: Location, heading: str, papers: Sequence[Paper], key: str) -> None:

@@ -19,6 +19,6 @@ from explorer.corpus.papers import Paper
 
 
 def reference_arrays(papers: Sequence[Paper]) -> dict[str, np.ndarray]:
-    """{REFERENCE_ROWS: (k, 2) int32}; stored even when empty (k = 0), so that its absence
-    means an index built before it (features/references/query.py resolves those on demand)."""
+    """{REFERENCE_ROWS: (k, 2) int32}; stored even when empty (k = 0): every index of format 2
+    has it (layout.EVERY_BUILD)."""
     return {REFERENCE_ROWS: resolve(papers)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.corpus.papers import Paper
-from explorer.features.references.query import cited_by, links, references_of
+from explorer.features.references.query import cited_by, references_of
 from explorer.query.engine import Explorer
 from explorer.ui.page import badged_title, meta_parts
 from explorer.ui.text import escape_markdown
@@ -14,8 +14,6 @@ from explorer.ui.text import escape_markdown
 SHOWN = 25  # papers listed per side on a paper's page (the rest counted)
 REFERENCES = "References in this corpus"
 CITED_BY = "Cited by, in this corpus"
-NOT_STORED = ("This index was built before references were stored: they are resolved from its "
-              "papers on first use. Rebuild it (its vectors are reused) to store them.")
 
 
 @dataclass(frozen=True)
@@ -24,7 +22,6 @@ class Linked:
 
     references: tuple[Paper, ...]
     cited_by: tuple[Paper, ...]
-    stored: bool  # read from the index (False: resolved when first asked)
 
     def to_dict(self) -> dict:
         return {"references": [_brief(p) for p in self.references],
@@ -33,8 +30,7 @@ class Linked:
 
 def linked(explorer: Explorer, paper_id: str) -> Linked:
     """`paper_id`'s references and cited-by inside the corpus (UnknownPaperError if unknown)."""
-    return Linked(tuple(references_of(explorer, paper_id)), tuple(cited_by(explorer, paper_id)),
-                  links(explorer).stored)
+    return Linked(tuple(references_of(explorer, paper_id)), tuple(cited_by(explorer, paper_id)))
 
 
 def heading_markdown(heading: str, count: int) -> str:

@@ -110,10 +110,6 @@ def sentences_markdown(shown: Shown) -> str:
     return "\n\n".join(lines)
 
 
-def button_label(paper: Paper) -> str:
-    return escape_markdown(plain(paper.title, 40))
-
-
 def _embed_first(explorer: Explorer, papers: list[Paper]) -> None:
     """Without stored sentence vectors, the sentences of the papers whose pairs are explained
     (the first ON_DEMAND_EXPLANATIONS pairs) embedded in one model run."""

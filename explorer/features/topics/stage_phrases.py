@@ -114,18 +114,6 @@ def ranked(weighed: dict[str, float], top: int, weakest: float = WEAKEST) -> lis
     return _distinct([p for p in order if weighed[p] >= weakest * weighed[order[0]]], top)
 
 
-def key_phrases(found: Sequence[set[str]], labels: np.ndarray, ids: Sequence[int],
-                top: int = KEY_PHRASES,
-                allowed: dict[int, set[str]] | None = None) -> dict[int, list[str]]:
-    """Topic id -> its `top` key phrases (as phrases() keys), best first, given the phrases()
-    of each paper (`found`) and its topic (`labels`); `allowed` restricts each topic's
-    candidates. A phrase inside a better one, or holding it, is left out; so is one weighing
-    under WEAKEST of the best (weights())."""
-    counts = count(found, labels, ids)
-    return {topic: ranked(weights(counts, topic, None if allowed is None else allowed[topic]),
-                          top) for topic in counts.per_topic}
-
-
 def _distinct(ranked: Sequence[str], top: int) -> list[str]:
     kept: list[str] = []
     for phrase in ranked:

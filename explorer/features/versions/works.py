@@ -15,7 +15,7 @@ Groups = dict[int, tuple[int, ...]]  # row -> the rows of its work (itself inclu
 
 class Works:
     """Versions of the papers of one index: the groups stored at build (extras VERSIONS), else
-    found from the papers on first use (an index built before them), once, thread-safe."""
+    (papers held in memory: Ranker.of) found from the papers on first use, once, thread-safe."""
 
     def __init__(self, papers: Sequence[Paper], stored: Any = None) -> None:
         self._papers = papers

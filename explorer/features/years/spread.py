@@ -163,16 +163,12 @@ def _verdict(recent: int, dated: int, share: float) -> str | None:
 class YearShare:
     """One year of a set of papers against the corpus: its `count` of papers, their `share` of
     the set's dated papers, and `reference` the corpus's share of its dated papers in that year
-    (None: no corpus years); `ratio` share / reference ("1.2x": the set leans to that year)."""
+    (None: no corpus years)."""
 
     year: int
     count: int
     share: float
     reference: float | None
-
-    @property
-    def ratio(self) -> float | None:
-        return self.share / self.reference if self.reference else None
 
 
 def year_shares(papers: YearSpread, reference: YearSpread | None) -> list[YearShare]:
