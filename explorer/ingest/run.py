@@ -297,7 +297,7 @@ def _questions(papers: list[Paper], vectors: np.ndarray, previous: _Previous | N
                                        len(previous.text_hashes), len(papers), embedder.loaded)
         if kept is not None:
             return {QUESTION_QUANTILES: kept, ABSENT_BEST: list(previous.extras[ABSENT_BEST])}
-    return question_references(papers, vectors, embedder.embed_questions)
+    return question_references(papers, vectors, embedder.embed_questions, embedder.spec.model_id)
 
 
 def _not_read(inputs: Sequence[str | Path], out: Path) -> list[Path]:

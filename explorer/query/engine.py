@@ -267,7 +267,7 @@ class Explorer:
     def scale(self, kind: str = PAPERS) -> Scale | None:
         """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with in this
         corpus (a question's: with paper pairs in an index built before question scores)."""
-        return scale_for(kind, self.artifacts.extras)
+        return scale_for(kind, self.artifacts.extras, self.manifest.model.model_id)
 
     # -- what the explanations read (features/explanations/vectors.py) ---------------
     @property
