@@ -62,7 +62,8 @@ def run(argv: list[str]) -> None:
         rows.append(_measure(folder, explorer, model, args.repeats, len(explorer.papers),
                              args.mode))
     name = "-".join(["query"] + ([args.kinds.replace(",", "-")] if args.kinds != "auto" else [])
-                    + ([args.mode] if args.mode else []))
+                    + ([args.mode] if args.mode else [])
+                    + (["models"] if "," in args.models else []))
     save(name, "Query latency end to end, top 10", rows,
          ["papers", "index", "real_vectors", "product_p50_ms", "product_p99_ms",
           "baseline_p50_ms", "baseline_p99_ms", "p50_ratio", "p99_ratio", "mode", "backend",
