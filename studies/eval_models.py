@@ -49,6 +49,20 @@ def seed_table(first: dict, second: dict, names: tuple[str, str]) -> list[str]:
     return lines
 
 
+def strength_table(first: dict, second: dict, names: tuple[str, str]) -> list[str]:
+    """The seed set's strength words under each model's own table (ranking/fitted.py)."""
+    a, b = first["seeds"]["strength"], second["seeds"]["strength"]
+    lines = [f"| strength on the seed set | {names[0]} | {names[1]} |", "|---|---|---|"]
+    for word in a["words"]:
+        x, y = a["words"][word], b["words"][word]
+        lines.append(f"| {word}: share relevant (hits) | {x['relevant']} ({x['hits']}) | "
+                     f"{y['relevant']} ({y['hits']}) |")
+    for key, label in (("answer_strong_or_good", "first relevant hit strong or good"),
+                       ("absent_top_above_weak", "absent-topic top hit above weak")):
+        lines.append(f"| {label} | {a[key]} | {b[key]} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", type=Path)
@@ -69,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         lines += [f"Seed set runs: {seeds[0]['date']} ({seeds[0]['machine']}) and "
                   f"{seeds[1]['date']} ({seeds[1]['machine']}).", "",
                   *seed_table(seeds[0], seeds[1], names), ""]
+        if all("strength" in s["seeds"] for s in seeds):
+            lines += [*strength_table(seeds[0], seeds[1], names), ""]
     text = "\n".join(lines)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")
