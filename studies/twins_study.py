@@ -40,7 +40,7 @@ import numpy as np
 
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.eval.evaluate import machine
-from explorer.features.relatives.query import DEFAULT_THRESHOLD
+from explorer.features.relatives.query import DEFAULT_THRESHOLD, RECALL_TARGET, STEP
 from explorer.features.relatives.stage import FLOOR, compute_relatives
 from explorer.query.engine import Explorer
 
@@ -48,8 +48,6 @@ FRONT_MATTER = frozenset(
     "preface foreword editorial front matter proceedings contents index welcome message "
     "workshops workshop tutorials tutorial plenary keynote talks talk invited program "
     "committee organizers sponsors and the of".split())
-RECALL_TARGET = 0.9
-STEP = 0.01
 VERDICTS = ("same work", "concurrent work", "just related", "to judge")
 _ROW = re.compile(r"^\|\s*(?P<rank>\d+)\s*\|\s*(?P<a>[^|]+?)\s*\|\s*(?P<b>[^|]+?)\s*\|"
                   r"[^|]*\|[^|]*\|\s*(?P<verdict>[a-z ]+?)\s*\|\s*(?P<why>.*?)\s*\|$")
