@@ -5,9 +5,11 @@ lists (studies/strength_data.py) and check it HELD OUT: fitted on two sets, read
 share of hits relevant per strength word, how often an absent-topic question's top hit reads
 above "weak", and the share of the seed paraphrase targets that read "strong" or "good" —
 under today's words (the cosine's percentile among random question-paper cosines) and the
-calibrated ones. The weights fitted on all sets are what RELEVANCE_WEIGHTS ships.
+calibrated ones. Per model (--model; ranking/fitted.py keeps one table per model): the weights
+fitted on all sets are what that model's `relevance_weights` ship, the gate the rule picks its
+`gate`, and the held-out tables are read at that gate.
 
-    nice -n 10 .venv/bin/python -m studies.strength_calibration \\
+    nice -n 10 .venv/bin/python -m studies.strength_calibration [--model mpnet] \\
         --paperlists ../shared/data/paperlists-ml --acm-cr ../shared/data/acm-cr
 """
 
@@ -23,8 +25,9 @@ import numpy as np
 
 from benchmarks.common import machine
 from explorer import wording
+from explorer.eval.evaluate import model_suffix
 from explorer.ranking.calibration import GATE, GATED_CHANCE, relevance, relevance_features
-from studies.strength_data import Judged, judged_sets
+from studies.strength_data import SMALL, Judged, Sizes, judged_sets
 
 RESULTS = Path(__file__).resolve().parent / "results"
 L2 = 1e-4  # ridge on the weights (not the intercept): keeps a fit on few positives tame
@@ -70,15 +73,18 @@ def gate_sweep(sets: dict[str, list[Judged]]) -> list[dict]:
     """Per gate percentile (0, 5, ..., 95): each set's absent-topic rate above weak and the seed
     targets' share strong or good, each set read by the weights fitted on the others, and the
     odd seed targets read by the weights fitted on the even questions of all sets. GATE is the
-    highest percentile at which both shares of seed targets stay at 85% or more."""
-    weights = {name: fit([j for other, ls in sets.items() if other != name for j in ls])
-               for name in sets}
+    highest percentile at which both shares of seed targets stay at 85% or more. With the
+    seeds alone (--seeds-only), each "other sets" reading is the odd half by the even's."""
     even, odd = halves(sets)
     even_weights, odd_seeds = fit(even), [j for j in odd if j.set == "seeds"]
+    alone = len(sets) == 1
+    weights = {name: even_weights if alone else fit(
+        [j for other, ls in sets.items() if other != name for j in ls]) for name in sets}
+    shown = {name: [j for j in odd if j.set == name] if alone else ls for name, ls in sets.items()}
     rows = []
     for gate in range(0, 100, 5):
         read = {name: report(ls, calibrated(weights[name], gate=gate))
-                for name, ls in sets.items()}
+                for name, ls in shown.items()}
         halved = report(odd_seeds, calibrated(even_weights, gate=gate))
         rows.append({"gate": gate, "targets": read["seeds"]["targets_strong_or_good"],
                      "odd targets": halved["targets_strong_or_good"],
@@ -87,11 +93,11 @@ def gate_sweep(sets: dict[str, list[Judged]]) -> list[dict]:
     return rows
 
 
-def compared(lists: Sequence[Judged], rest: Sequence[Judged]) -> dict:
-    """`lists` read by today's words and by the models fitted on `rest`."""
+def compared(lists: Sequence[Judged], rest: Sequence[Judged], gate: float = GATE) -> dict:
+    """`lists` read by today's words and by the models fitted on `rest` (gate at `gate`%)."""
     return {"today": report(lists, today),
             "three signals, no gate": report(lists, calibrated(fit(rest, absent=False), False)),
-            "calibrated": report(lists, calibrated(fit(rest)))}
+            "calibrated": report(lists, calibrated(fit(rest), gate=gate))}
 
 
 def today(j: Judged) -> list[str]:
@@ -129,16 +135,18 @@ def report(lists: Sequence[Judged], words: Words) -> dict:
             "targets_strong_or_good": round(good / targets, 3) if targets else None}
 
 
-def held_out(sets: dict[str, list[Judged]]) -> dict:
-    """Leave one set out, and even/odd questions (pairs of present/absent lists kept together)."""
+def held_out(sets: dict[str, list[Judged]], gate: float = GATE) -> dict:
+    """Leave one set out, and even/odd questions (pairs of present/absent lists kept together);
+    the gate at `gate`%."""
     out = {}
-    for name, lists in sets.items():
+    for name, lists in sets.items() if len(sets) > 1 else ():
         rest = [j for other, ls in sets.items() if other != name for j in ls]
-        out[f"{name} (fitted on the other sets)"] = compared(lists, rest)
+        out[f"{name} (fitted on the other sets)"] = compared(lists, rest, gate)
     half, other = halves(sets)
     for name in sets:
         part = [j for j in other if j.set == name]
-        out[f"{name}, odd questions (fitted on the even ones of all sets)"] = compared(part, half)
+        out[f"{name}, odd questions (fitted on the even ones of all sets)"] = compared(
+            part, half, gate)
     return out
 
 
@@ -150,7 +158,8 @@ def halves(sets: dict[str, list[Judged]]) -> tuple[list[Judged], list[Judged]]:
 
 
 def markdown(result: dict) -> str:
-    lines = [f"# Strength words against judged relevance ({result['date']}, {result['cpu']})",
+    lines = [f"# Strength words against judged relevance: {result['model']} ({result['date']}, "
+             f"{result['cpu']})",
              "", "Written by `studies/strength_calibration.py` (see its docstring); every table "
              "is held out. Share relevant per word (hits so labelled); absent: the share of "
              "absent-topic questions whose top hit reads above *weak*; targets: the share of "
@@ -187,19 +196,32 @@ def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paperlists", type=Path, default=Path("../shared/data/paperlists-ml"))
     parser.add_argument("--acm-cr", type=Path, default=Path("../shared/data/acm-cr"))
-    parser.add_argument("--out", type=Path, default=RESULTS / "strength-calibration")
+    parser.add_argument("--model", default="default", help="the model the sets are embedded by")
+    parser.add_argument("--small", action="store_true", help="the sets at strength_data.SMALL's "
+                        "sizes (a slow model on shared cores), each model read at the same")
+    parser.add_argument("--out", type=Path,
+                        help="default: results/strength-calibration[-NAME][-small|-seeds]")
+    parser.add_argument("--seeds-only", action="store_true", help="the seed set alone (a slow "
+                        "model where the other sets cannot be embedded in time): held out by halves")
     args = parser.parse_args(argv)
+    sizes = SMALL if args.small else Sizes()
+    kind = "-seeds" if args.seeds_only else "-small" if args.small else ""
+    args.out = args.out or RESULTS / f"strength-calibration{model_suffix(args.model)}{kind}"
     started = time.perf_counter()
-    sets = judged_sets(args.paperlists, args.acm_cr)
-    result = {"date": time.strftime("%Y-%m-%d"), "cpu": machine()["cpu"],
+    missing = Path("/nonexistent")
+    sets = judged_sets(missing if args.seeds_only else args.paperlists,
+                       missing if args.seeds_only else args.acm_cr, args.model, sizes)
+    sweep = gate_sweep(sets)
+    gate = max([row["gate"] for row in sweep if min(row["targets"], row["odd targets"]) >= 0.85],
+               default=0)
+    everything = [j for ls in sets.values() for j in ls]
+    result = {"date": time.strftime("%Y-%m-%d"), "cpu": machine()["cpu"], "model": args.model,
+              "sizes": sizes.__dict__,
               "lists": {name: len(lists) for name, lists in sets.items()},
-              "weights": [round(float(w), 3) for w in fit([j for ls in sets.values() for j in ls])],
-              "three_signal_weights": [round(float(w), 3) for w in fit(
-                  [j for ls in sets.values() for j in ls], absent=False)],
-              "gate": {"percent": GATE, "chance_at_most": GATED_CHANCE},
-              "held_out": held_out(sets), "gate_sweep": (sweep := gate_sweep(sets)),
-              "gate_by_rule": max([row["gate"] for row in sweep if min(
-                  row["targets"], row["odd targets"]) >= 0.85], default=0),
+              "weights": [round(float(w), 3) for w in fit(everything)],
+              "three_signal_weights": [round(float(w), 3) for w in fit(everything, absent=False)],
+              "gate": {"percent": gate, "chance_at_most": GATED_CHANCE},
+              "held_out": held_out(sets, gate), "gate_sweep": sweep, "gate_by_rule": gate,
               "seconds": round(time.perf_counter() - started)}
     args.out.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     args.out.with_suffix(".md").write_text(markdown(result) + "\n")

@@ -18,6 +18,11 @@ in that file are kept for pairs still listed, new pairs are marked "to judge".
     .venv/bin/python -m studies.twins_study ../shared/data/paperlists-ml \\
         [--index ~/.cache/paper-explorer/paperlists-ml-int8] [--top 50] \\
         [--out studies/results/twins-paperlists] [--judged studies/results/twins-judged.md]
+
+Per model (ranking/fitted.py), `--pairs --model NAME` embeds only the known twins' papers with
+that model (no index, no join: a twin the join would miss as not a neighbour counts as found)
+and prints each fold's recall, the threshold the rule picks on fold 0, and the twins' median
+cosine (fitted.py's `versions`), as JSON.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import numpy as np
 
 from explorer.corpus.papers import Paper, read_corpus
 from explorer.eval.evaluate import machine
-from explorer.features.relatives.query import DEFAULT_THRESHOLD
+from explorer.features.relatives.query import DEFAULT_THRESHOLD, RECALL_TARGET, STEP
 from explorer.features.relatives.stage import FLOOR, compute_relatives
 from explorer.query.engine import Explorer
 
@@ -43,8 +48,6 @@ FRONT_MATTER = frozenset(
     "preface foreword editorial front matter proceedings contents index welcome message "
     "workshops workshop tutorials tutorial plenary keynote talks talk invited program "
     "committee organizers sponsors and the of".split())
-RECALL_TARGET = 0.9
-STEP = 0.01
 VERDICTS = ("same work", "concurrent work", "just related", "to judge")
 _ROW = re.compile(r"^\|\s*(?P<rank>\d+)\s*\|\s*(?P<a>[^|]+?)\s*\|\s*(?P<b>[^|]+?)\s*\|"
                   r"[^|]*\|[^|]*\|\s*(?P<verdict>[a-z ]+?)\s*\|\s*(?P<why>.*?)\s*\|$")
@@ -102,6 +105,28 @@ def choose_threshold(scores: list[float]) -> float:
 def pair_score(found: dict[tuple[int, int], float], a: int, b: int) -> float:
     """The twin's cosine if the join found it (else 0: not above FLOOR, or not a neighbour)."""
     return found.get((min(a, b), max(a, b)), 0.0)
+
+
+def pairs_only(corpus: Path, model: str) -> dict:
+    """The twins rule on the known twins embedded by `model` alone (see the module)."""
+    from explorer.model.embedder import Embedder, resolve_model
+
+    papers = read_corpus([corpus]).papers
+    twins, left_out = known_twins(papers)
+    rows = sorted({row for _, a, b in twins for row in (a, b)})
+    embedder = Embedder(resolve_model(model))
+    vectors = dict(zip(rows, embedder.embed_documents([papers[row].text for row in rows])))
+    scores: dict[int, list[float]] = {0: [], 1: []}
+    for key, a, b in twins:
+        scores[fold_of(key)].append(float(vectors[a] @ vectors[b]))
+    chosen, everything = choose_threshold(scores[0]), scores[0] + scores[1]
+    return {"model": embedder.info.get("id"), "known_twins": len(twins), "left_out": left_out,
+            "chosen_on_fold_0": chosen, "held_out_recall_at_chosen": round(recall(
+                scores[1], chosen), 3), "median_twin_cosine": round(float(np.median(
+                    everything)), 3), "recall": {f"fold {f}": {f"{t:.2f}": round(recall(
+                        scores[f], t), 3) for t in (0.8, 0.85, 0.88, 0.9, 0.92, 0.95)}
+                                                  for f in (0, 1)},
+            "twin_cosines": sorted(round(value, 3) for value in everything)}
 
 
 def run(corpus: Path, index: Path, top: int) -> tuple[dict, list[tuple]]:
@@ -221,7 +246,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--judged", type=Path, default=Path("studies/results/twins-judged.md"))
     parser.add_argument("--render", action="store_true",
                         help="only re-read --out's JSON and the verdicts in --judged (no join)")
+    parser.add_argument("--pairs", action="store_true",
+                        help="only embed the known twins with --model (no index, no join)")
+    parser.add_argument("--model", default="default", help="with --pairs: the model")
     args = parser.parse_args(argv)
+    if args.pairs:
+        print(json.dumps(pairs_only(args.dataset / "corpus.jsonl.gz", args.model), indent=2))
+        return
     if args.render:
         render(args.out, args.judged)
         return

@@ -44,7 +44,8 @@ def paper_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
                    icon=":material/category:", key=f"open-topic-{topic.topic_id}")
         if public.safe_url(paper.url):
             st.link_button("Open source page", paper.url, icon=":material/open_in_new:")
-    relatives_part(location, relatives.paper_relatives(explorer, paper.paper_id, location.top_k), "rel")
+    relatives_part(location, relatives.paper_relatives(explorer, paper.paper_id, location.top_k), "rel",
+                   relatives.default_threshold(explorer))
     graph_part(explorer, location)
     references_part(explorer, location)
     hits = ranked(explorer, location, "similar", paper.paper_id)

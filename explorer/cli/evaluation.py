@@ -38,7 +38,7 @@ from explorer.eval.evaluate import (
     machine,
     prepare_index,
 )
-from explorer.eval.pool import open_pool, pool_folder
+from explorer.eval.pool import POOL, open_pool, pool_folder
 from explorer.eval.report import full_rows, label, model_label, ranking_tables, seed_table
 from explorer.eval.seeds import read_judgments, score_seeds, seed_index, target_row
 from explorer.eval.small import DRAWS, small_runs, summarise
@@ -74,6 +74,9 @@ def add_eval(commands) -> None:
                          help=f"draws per size below the pool's (default {DRAWS})")
     command.add_argument("--pool", type=Path, help="the embedded pool's folder (default "
                          "~/.cache/paper-explorer/quality-small[-MODEL]; embedded when missing)")
+    command.add_argument("--pool-size", type=positive_int, default=POOL, metavar="N",
+                         help=f"papers in the pool: the judged ones and random others (default "
+                         f"{POOL:,}; fewer embed faster, for a slow model and sizes below N)")
     command.add_argument("--seeds", type=Path, help="also score the seed set: the seed abstracts' "
                          "folder (with --seed-judgments)")
     command.add_argument("--seed-judgments", type=Path, help="the seed set's questions and pairs "
@@ -152,8 +155,9 @@ def _strength(explorer, query_set, limit: int | None) -> dict:
 
 def _small(args, settings: Settings, bar: Bar, names: list[str], columns) -> dict:
     """The small corpora of the dataset's pool -> {"model", "pool", "pool_papers", "rows"}."""
-    folder = args.pool or pool_folder(settings.cache_dir, settings.model)
-    pool = open_pool(args.dataset, folder, settings.model, progress=bar.update)
+    folder = args.pool or pool_folder(settings.cache_dir, settings.model, args.pool_size)
+    pool = open_pool(args.dataset, folder, settings.model, progress=bar.update,
+                     size=args.pool_size)
     bar.close()
     scoring = Bar("scoring", unit="corpus")
     runs = small_runs(pool, args.dataset, names, args.sizes, args.draws, columns,

@@ -29,9 +29,10 @@ POOL_FILE, PAPERS_FILE, TITLES_FILE = "pool.json", "papers.npy", "titles.npy"
 Progress = Callable[[str, int, int], None]  # (phase, done, total), as builder.build reports
 
 
-def pool_folder(cache_dir: Path, model: str = "default") -> Path:
-    """Where the pool of `model` is kept: CACHE/quality-small[-NAME] (Settings.cache_dir)."""
-    return cache_dir / f"quality-small{model_suffix(model)}"
+def pool_folder(cache_dir: Path, model: str = "default", size: int = POOL) -> Path:
+    """Where the pool of `model` is kept: CACHE/quality-small[-NAME][-SIZE] (Settings.cache_dir;
+    -SIZE for a pool of another size than POOL)."""
+    return cache_dir / f"quality-small{model_suffix(model)}{'' if size == POOL else f'-{size}'}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,12 +79,12 @@ def pool_papers(dataset: Path, size: int = POOL) -> tuple[list[Paper], dict[str,
     return [papers[i] for i in chosen], sets
 
 
-def load_pool(dataset: Path, folder: Path) -> Pool:
-    """The cached pool of `dataset` in `folder`, checked against the dataset."""
+def load_pool(dataset: Path, folder: Path, size: int = POOL) -> Pool:
+    """The cached pool of `dataset` (`size` papers) in `folder`, checked against the dataset."""
     if not (folder / POOL_FILE).is_file():
         raise IndexMissingError(f"No embedded pool in {folder}: `explorer eval DATASET --sizes "
                                 "...` builds it (or `python -m studies.small_cache DATASET`).")
-    papers, sets = pool_papers(dataset)
+    papers, sets = pool_papers(dataset, size)
     try:
         meta = json.loads((folder / POOL_FILE).read_text(encoding="utf-8"))
         vectors = np.load(folder / PAPERS_FILE)
@@ -101,12 +102,12 @@ def load_pool(dataset: Path, folder: Path) -> Pool:
 
 
 def make_pool(dataset: Path, folder: Path, model: str = "default",
-              progress: Progress | None = None) -> Pool:
+              progress: Progress | None = None, size: int = POOL) -> Pool:
     """Embed the pool of `dataset` with `model` into `folder` (queries set by set, then the
     papers; pool.json last) -> the Pool. Holds a lock on the folder while it writes."""
     busy = "another process is embedding the pool in {folder} (pid {pid}); wait for it."
     started = time.perf_counter()
-    papers, sets = pool_papers(dataset)
+    papers, sets = pool_papers(dataset, size)
     with FolderLock(folder, 0, name=".pool.lock", busy=busy):
         embedder = Embedder(resolve_model(model))
         matrices = {}
@@ -124,16 +125,16 @@ def make_pool(dataset: Path, folder: Path, model: str = "default",
 
 
 def open_pool(dataset: Path, folder: Path, model: str = "default",
-              progress: Progress | None = None) -> Pool:
-    """The pool in `folder`, embedded with `model` first when the folder has none; a pool
-    that another model embedded is refused."""
+              progress: Progress | None = None, size: int = POOL) -> Pool:
+    """The pool of `size` papers in `folder`, embedded with `model` first when the folder has
+    none; a pool that another model embedded is refused."""
     if not (folder / POOL_FILE).is_file():
         if any(folder.glob("*.npy")):
             raise IndexInvalidError(f"{folder} holds part of a pool but no {POOL_FILE}: another "
                                     "process is embedding it (wait for it to finish) or one was "
                                     "interrupted (delete the folder and run the command again).")
-        return with_titles(make_pool(dataset, folder, model, progress), model, progress)
-    pool = load_pool(dataset, folder)
+        return with_titles(make_pool(dataset, folder, model, progress, size), model, progress)
+    pool = load_pool(dataset, folder, size)
     wanted = resolve_model(model)
     if pool.model.get("fingerprint") != wanted.fingerprint:
         raise IndexInvalidError(f"The pool in {folder} was embedded by "

@@ -101,4 +101,4 @@ def _questions(papers: list[Paper], vectors: np.ndarray, previous: Previous | No
                                        len(previous.text_hashes), len(papers), embedder.loaded)
         if kept is not None:
             return {QUESTION_QUANTILES: kept, ABSENT_BEST: list(previous.extras[ABSENT_BEST])}
-    return question_references(papers, vectors, embedder.embed_questions)
+    return question_references(papers, vectors, embedder.embed_questions, embedder.spec.model_id)

@@ -243,7 +243,7 @@ class Explorer:
 
     def scale(self, kind: str = PAPERS) -> Scale | None:
         """What a `kind` of cosine (calibration.QUESTIONS or PAPERS) is compared with here."""
-        return scale_for(kind, self.artifacts.extras)
+        return scale_for(kind, self.artifacts.extras, self.manifest.model.model_id)
 
     @property
     def has_sentence_vectors(self) -> bool:

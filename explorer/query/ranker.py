@@ -108,7 +108,7 @@ class Ranker:
         relevance in the context of the list's first CONTEXT; `within`: only these rows."""
         scale = self.scale(kind)
         judged = (kind == QUESTIONS and options.mode != LEXICAL and scale is not None
-                  and scale.labelled)  # a question's hits get their chance of relevance
+                  and scale.worded)  # a question's hits get their chance of relevance
         fold = options.versions and self.works.any()  # room for the versions folded away
         asked = dataclasses.replace(options, top_k=max(options.top_k, CONTEXT if judged else 0)
                                     + (VERSION_ROOM if fold else 0))  # judged: in context
@@ -118,7 +118,8 @@ class Ranker:
         kept, versions = self.works.fold(rows) if fold else (range(len(rows)), [()] * len(rows))
         rows, scores = np.asarray(rows, dtype=np.int64)[list(kept)], np.asarray(scores)[list(kept)]
         chances = (relevance(scores[:max(options.top_k, CONTEXT)], scale.quantiles,
-                             cosines=_context(self.vectors, rows, vector), absent=scale.absent)
+                             cosines=_context(self.vectors, rows, vector), absent=scale.absent,
+                             calibration=scale.calibration)
                    if judged else [None] * len(rows))
         rows, scores = rows[: options.top_k], scores[: options.top_k]
         cosines = (self.vectors[rows] @ np.asarray(vector, dtype=np.float32)

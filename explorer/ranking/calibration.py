@@ -8,6 +8,10 @@ title-like questions' cosines with other papers; a paper's or a document's (simi
 similar_to_text, recommend from liked papers) with random paper pairs'. An index built before
 the question scores were stored compares a question's score with paper pairs, as before: a
 percentile, no word.
+
+The numbers fitted on raw cosines (the strength model's weights, its gate, the versions cosine)
+are per model (ranking/fitted.py); a Scale carries its index's model's (`calibration`), and an
+index of a model without them gives a question's hits their percentile and no word.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from explorer.corpus.papers import Paper
+from explorer.ranking.fitted import MINILM, ModelCalibration, calibration_for, versions_cosine
 from explorer.ranking.fusion import LEXICAL_WEIGHT
 
 QUESTIONS = "question-paper"  # a question's cosine with a paper, among random such pairs
@@ -38,12 +43,22 @@ class Scale:
     of the random cosines named by `compared_with` (QUESTIONS or PAPERS). `labelled` is False
     when those are of another kind than the hits' (a question's against paper pairs): then a
     hit gets its percentile but no word. `absent`: a question's, the best cosines absent-topic
-    questions reach in this corpus (ABSENT_BEST quantiles; () in an index built before)."""
+    questions reach in this corpus (ABSENT_BEST quantiles; () in an index built before).
+    `calibration`: the values fitted on the index's model (fitted.py); None for a model
+    without them: a question's hits then get no word (`worded`)."""
 
     compared_with: str
     quantiles: tuple[float, ...]
     labelled: bool = True
     absent: tuple[float, ...] = ()
+    calibration: ModelCalibration | None = MINILM
+
+    @property
+    def worded(self) -> bool:
+        """Whether hits on this scale may carry a strength word: labelled, and for a question's
+        hits the model's calibration known (a paper's word reads only the index's own
+        percentiles)."""
+        return self.labelled and (self.compared_with != QUESTIONS or self.calibration is not None)
 
     def percentile(self, score: float) -> float:
         """Share of the random cosines below `score`, 0-100."""
@@ -55,20 +70,23 @@ class Scale:
         """Hit's fields for `score`: percentile, compared_with, labelled (whether a strength word
         may be given: wording.strength)."""
         return {"percentile": self.percentile(score), "compared_with": self.compared_with,
-                "labelled": self.labelled}
+                "labelled": self.worded}
 
 
 
-def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
+def scale_for(kind: str, extras: Mapping[str, Any], model_id: str | None) -> Scale | None:
     """The Scale of a `kind` score given an index's extras (the quantiles stored at build time;
-    either may be missing); None when there is nothing to compare with."""
+    either may be missing) and its manifest's `model_id` (fitted.calibration_for); None when
+    there is nothing to compare with."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of score {kind!r}; expected one of {KINDS}")
     questions, pairs = extras.get(QUESTION_QUANTILES), extras.get(PAIR_QUANTILES)
+    calibration = calibration_for(model_id)
     if kind == QUESTIONS and questions and len(questions) > 1:
-        return Scale(QUESTIONS, tuple(questions), absent=tuple(extras.get(ABSENT_BEST) or ()))
+        return Scale(QUESTIONS, tuple(questions), absent=tuple(extras.get(ABSENT_BEST) or ()),
+                     calibration=calibration)
     if pairs and len(pairs) > 1:
-        return Scale(PAPERS, tuple(pairs), labelled=kind == PAPERS)
+        return Scale(PAPERS, tuple(pairs), labelled=kind == PAPERS, calibration=calibration)
     return None
 
 
@@ -85,7 +103,8 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
 #   lead     how far the list's best stands above its second;
 #   margin   the list's best cosine minus the median best cosine that this corpus's
 #            absent-topic questions reach (ABSENT_BEST, stored by the build).
-# RELEVANCE_WEIGHTS (intercept, then one per signal) were fitted by
+# The weights (intercept, then one per signal) are per model (fitted.py; RELEVANCE_WEIGHTS here
+# are the default model's), fitted by
 # studies/strength_calibration.py on judged questions of three sets (seeds, paperlists-ml TLDRs
 # and titles, ACM-CR citation contexts), each also asked with its relevant papers removed (the
 # absent-topic questions), and checked held out (studies/results/strength-calibration.md).
@@ -103,9 +122,9 @@ def scale_for(kind: str, extras: Mapping[str, Any]) -> Scale | None:
 CONTEXT = 10
 TAIL_CAP = 3.0  # -log10(1 - percentile/100) at most: the quantiles' resolution is 0.1 point
 SIGNALS = ("tail", "floor", "behind", "ahead", "lead", "margin")
-RELEVANCE_WEIGHTS = (-7.974, 1.666, 2.891, -6.146, 3.104, 0.544, 6.505)
-THREE_SIGNAL_WEIGHTS = (-10.798, 2.488, 7.518, -2.425)
-GATE, GATED_CHANCE = 50, 0.1
+RELEVANCE_WEIGHTS = MINILM.relevance_weights
+THREE_SIGNAL_WEIGHTS = MINILM.three_signal_weights
+GATE, GATED_CHANCE = MINILM.gate, 0.1
 SHARED = 0.5
 
 
@@ -135,18 +154,22 @@ def relevance_features(scores: np.ndarray, quantiles: Sequence[float],
 
 def relevance(scores: np.ndarray, quantiles: Sequence[float],
               weights: Sequence[float] | None = None, *, cosines: np.ndarray | None = None,
-              absent: Sequence[float] = (), gate: float = GATE) -> np.ndarray:
+              absent: Sequence[float] = (), gate: float | None = None,
+              calibration: ModelCalibration = MINILM) -> np.ndarray:
     """The chance (m,) that each hit of one list (fused `scores`, best first; the first CONTEXT
     of them at least, for the signals to mean what they were fitted on) is relevant: the
     logistic model over relevance_features, never rising down the list (a hit's chance is at
     most the one above it), then the gate (at most GATED_CHANCE when the best of `cosines`
     stays below `gate`% of the `absent` quantiles and the best hit shares less than SHARED of
     the question's words: words_shared). Without `cosines` and `absent` (an index
-    built before they were stored): THREE_SIGNAL_WEIGHTS, no gate."""
+    built before they were stored): the three-signal weights, no gate. `weights` and `gate`
+    default to the `calibration`'s: the index's model's (fitted.py)."""
     features = relevance_features(scores, quantiles, cosines, absent)
     gated = features.shape[1] == len(SIGNALS)
     if weights is None:
-        weights = RELEVANCE_WEIGHTS if gated else THREE_SIGNAL_WEIGHTS
+        weights = (calibration.relevance_weights if gated
+                   else calibration.three_signal_weights)
+    gate = calibration.gate if gate is None else gate
     logit = weights[0] + features @ np.asarray(weights[1:], dtype=np.float64)
     chance = np.minimum.accumulate(1.0 / (1.0 + np.exp(-logit))) if len(logit) else logit
     if (gated and len(chance) and _best(cosines) < absent_level(absent, gate)
@@ -181,7 +204,7 @@ QUESTION_TEXTS = 1_000  # titles embedded as questions: about 8 s on the shared 
 POINTS = 1001  # percentiles 0, 0.1, ..., 100: the strength labels sit in the top few percent
 SEED = 0
 ABSENT_POINTS = 101  # percentiles 0, 1, ..., 100 of the absent-topic questions' best cosines
-VERSIONS = 0.95  # a paper's cosine with another version of itself (studies/strength_data.py)
+VERSIONS = MINILM.versions  # a paper's cosine with another version of itself: per model, fitted.py
 BLOCK = 64  # questions scored against the whole corpus at once
 
 Embed = Callable[[list[str]], np.ndarray]  # texts -> (n, d) unit rows, as questions are embedded
@@ -224,9 +247,10 @@ def question_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embe
 
 
 def absent_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed,
-                     points: int = ABSENT_POINTS) -> list[float]:
+                     points: int = ABSENT_POINTS, versions: float = VERSIONS) -> list[float]:
     """What a question about a topic this corpus lacks reaches: the best cosine of a title-like
-    question with any paper but its own and its versions (cosine with it above VERSIONS), at
+    question with any paper but its own and its versions (cosine with it above `versions`, the
+    model's: fitted.versions_cosine), at
     `points` evenly spaced percentiles 0..100 -- self-supervised absent-topic questions, the
     same titles question_quantiles draws (QUESTION_TEXTS, fixed seed), so a build embeds them
     once (the embedder caches nothing: see question_references)."""
@@ -234,26 +258,30 @@ def absent_quantiles(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed,
     if count < 2:
         return []
     chosen = _chosen(count)
-    return best_absent(embed([papers[row].title for row in chosen]), chosen, vectors, points)
+    return best_absent(embed([papers[row].title for row in chosen]), chosen, vectors, points,
+                       versions)
 
 
 def best_absent(questions: np.ndarray, chosen: np.ndarray, vectors: np.ndarray,
-                points: int = ABSENT_POINTS) -> list[float]:
+                points: int = ABSENT_POINTS, versions: float = VERSIONS) -> list[float]:
     """absent_quantiles from the embedded `questions` (t, d) of the papers at rows `chosen`
     (t,) of `vectors` (n, d), in blocks of BLOCK questions (memory O(n * BLOCK))."""
     best = np.empty(len(chosen), dtype=np.float64)
     for start in range(0, len(chosen), BLOCK):
         rows = chosen[start:start + BLOCK]
         scores = vectors @ questions[start:start + BLOCK].T  # (n, b)
-        versions = vectors @ vectors[rows].T > VERSIONS  # (n, b): the paper and its versions
-        versions[rows, np.arange(len(rows))] = True
-        best[start:start + BLOCK] = np.where(versions, -np.inf, scores).max(axis=0)
+        same = vectors @ vectors[rows].T > versions  # (n, b): the paper and its versions
+        same[rows, np.arange(len(rows))] = True
+        best[start:start + BLOCK] = np.where(same, -np.inf, scores).max(axis=0)
     return _quantiles(best[np.isfinite(best)], points) if np.isfinite(best).any() else []
 
 
-def question_references(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed
-                        ) -> dict[str, list[float]]:
-    """QUESTION_QUANTILES and ABSENT_BEST of a corpus, its drawn titles embedded once."""
+def question_references(papers: Sequence[Paper], vectors: np.ndarray, embed: Embed,
+                        model_id: str | None = None) -> dict[str, list[float]]:
+    """QUESTION_QUANTILES and ABSENT_BEST of a corpus, its drawn titles embedded once; its
+    versions dropped by the cosine of the model `model_id` (fitted.versions_cosine; None:
+    the default model's)."""
+    versions = VERSIONS if model_id is None else versions_cosine(model_id)
     embedded: dict[tuple[str, ...], np.ndarray] = {}
 
     def once(texts: list[str]) -> np.ndarray:
@@ -262,7 +290,7 @@ def question_references(papers: Sequence[Paper], vectors: np.ndarray, embed: Emb
         return embedded[tuple(texts)]
 
     return {QUESTION_QUANTILES: question_quantiles(papers, vectors, once),
-            ABSENT_BEST: absent_quantiles(papers, vectors, once)}
+            ABSENT_BEST: absent_quantiles(papers, vectors, once, versions=versions)}
 
 
 def kept_question_quantiles(previous: Sequence[float] | None, previous_count: int,

@@ -25,7 +25,8 @@ def add_relatives(commands) -> None:
         "submission that reappears elsewhere, concurrent work on one idea), each with the "
         "sentence pairs that tie them; or, with --paper, one paper's close relatives.")
     command.add_argument("--threshold", type=float, metavar="COS",
-                         help=f"lowest cosine of a pair (default {DEFAULT_THRESHOLD:g})")
+                         help="lowest cosine of a pair (default: the index's model's, "
+                         f"{DEFAULT_THRESHOLD:g} for the default model)")
     command.add_argument("--top", type=positive_int, default=DEFAULT_TOP_K, metavar="N",
                          help=f"how many pairs (default {DEFAULT_TOP_K})")
     command.add_argument("--paper", metavar="ID", help="the close relatives of this paper")
@@ -58,13 +59,13 @@ def _paper_relatives(explorer, args: argparse.Namespace) -> int:
     if args.json:
         print(safe_json({"paper_id": paper.paper_id, "relatives": records}, indent=2))
     else:
-        _print_relatives(paper, records, args)
+        _print_relatives(paper, records, args, explorer)
     return 0
 
 
 def _corpus_pairs(explorer, args: argparse.Namespace) -> int:
     """`relatives`: the closest pairs of the whole corpus."""
-    from explorer.features.relatives.query import closest_pairs, pair_count
+    from explorer.features.relatives.query import closest_pairs, default_threshold, pair_count
 
     found = closest_pairs(explorer, args.threshold, args.top)
     explorer.sentences_of([p.paper_id for t in found[:ON_DEMAND] for p in (t.paper, t.other)])
@@ -78,7 +79,7 @@ def _corpus_pairs(explorer, args: argparse.Namespace) -> int:
         print(safe_json(records, indent=2))
         return 0
     total = pair_count(explorer, args.threshold)
-    threshold = args.threshold if args.threshold is not None else DEFAULT_THRESHOLD
+    threshold = args.threshold if args.threshold is not None else default_threshold(explorer)
     print(f"{total:,} pair{'s' * (total != 1)} of papers at cos >= {threshold:g} among "
           f"{len(explorer.papers):,} papers; the closest {len(records)}:\n")
     for record in records:
@@ -102,8 +103,10 @@ def _explained(explorer, paper_id: str, other_id: str, record: dict, number: int
     return {**record, "sentence_pairs": pairs["pairs"], "shared_terms": pairs["shared_terms"]}
 
 
-def _print_relatives(paper, records: list[dict], args) -> None:
-    threshold = args.threshold if args.threshold is not None else DEFAULT_THRESHOLD
+def _print_relatives(paper, records: list[dict], args, explorer) -> None:
+    from explorer.features.relatives.query import default_threshold
+
+    threshold = args.threshold if args.threshold is not None else default_threshold(explorer)
     print(f"Close relatives of {safe_text(paper.title)} ({safe_text(paper.paper_id)}), "
           f"cos >= {threshold:g}:")
     if not records:

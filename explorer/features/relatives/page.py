@@ -11,16 +11,19 @@ import streamlit as st
 from explorer.app.kit import Page, button
 from explorer.errors import ExplorerError
 from explorer.features.relatives import ui as relatives
+from explorer.features.relatives.query import DEFAULT_THRESHOLD
 from explorer.query.engine import Explorer
 from explorer.ui.links import PAPER, RELATIVES, Location
 
 
-def relatives_part(location: Location, shown: Sequence[relatives.Shown], key: str) -> None:
-    """A paper's close relatives: each with its cosine, facts and the sentences tying them."""
+def relatives_part(location: Location, shown: Sequence[relatives.Shown], key: str,
+                   threshold: float = DEFAULT_THRESHOLD) -> None:
+    """A paper's close relatives (at `threshold`, the index's: relatives.default_threshold):
+    each with its cosine, facts and the sentences tying them."""
     st.markdown(relatives.PART)
-    st.caption(relatives.PART_NOTE.format(threshold=relatives.DEFAULT_THRESHOLD))
+    st.caption(relatives.PART_NOTE.format(threshold=threshold))
     if not shown:
-        st.caption(relatives.NONE.format(threshold=relatives.DEFAULT_THRESHOLD))
+        st.caption(relatives.NONE.format(threshold=threshold))
     for number, pair in enumerate(shown):
         pair_ui(location, pair, f"{key}-{number}", papers=(pair.other,))
 

@@ -21,11 +21,15 @@ from explorer.errors import IndexInvalidError, ThresholdError
 from explorer.features.explanations.explain import PairExplanation, explain_pair
 from explorer.index.pairs import NEIGHBOURS, Pairs, near_pairs
 from explorer.query.engine import Explorer
+from explorer.ranking.fitted import MIN_TWINS, MINILM, calibration_for, strictest_relatives
 
-# The default cosine above which two papers are called close relatives: the highest that finds
-# 90% of the 43 paperlists-ml works seen twice of one half (by title hash); the other 25, held
-# out, are found at 0.84 (studies/DECISIONS.md 13, results/twins-paperlists.md).
-DEFAULT_THRESHOLD = 0.86
+# The default cosine above which two papers are called close relatives is the index's model's
+# (ranking/fitted.py: the highest that finds 90% of the paperlists-ml works seen twice of one
+# half, by title hash; for all-MiniLM-L6-v2 0.86, the other half held out found at 0.84:
+# studies/DECISIONS.md 13, results/twins-paperlists.md): `default_threshold`. DEFAULT_THRESHOLD
+# is the default model's, for code that has no index at hand.
+DEFAULT_THRESHOLD = MINILM.relatives
+RECALL_TARGET, STEP = 0.9, 0.01  # the twins rule (studies/twins_study.py uses these)
 DEFAULT_TOP_K = 20
 MAX_TOP_K = 10_000
 SENTENCE_PAIRS = 2  # sentence pairs shown per pair of papers
@@ -58,18 +62,49 @@ class RelativePair:
                            Relative(self.other, self.score).to_dict()]}
 
 
-def check_threshold(threshold: float | None, floor: float | None = None) -> float:
-    """`threshold` (None: DEFAULT_THRESHOLD) when it is a cosine this index can answer for
-    (at least `floor`, the lowest stored; at most 1), else ThresholdError saying which are."""
-    value = DEFAULT_THRESHOLD if threshold is None else threshold
+def check_threshold(threshold: float | None, floor: float | None = None,
+                    default: float = DEFAULT_THRESHOLD) -> float:
+    """`threshold` (None: `default`, the index's: default_threshold) when it is a cosine this
+    index can answer for (at least `floor`, the lowest stored; at most 1), else
+    ThresholdError saying which are."""
+    value = default if threshold is None else threshold
     lowest = 0.0 if floor is None else floor
     if not isinstance(value, (int, float)) or not math.isfinite(value) or not (
             lowest <= value <= 1.0):
         where = (f"this index stores pairs from cos {floor:g} up" if floor is not None
                  else "a threshold is a cosine")
         raise ThresholdError(f"Threshold {value!r} is not usable: {where}, so give a number "
-                             f"from {lowest:g} to 1 (default {DEFAULT_THRESHOLD:g}).")
+                             f"from {lowest:g} to 1 (default {default:g}).")
     return float(value)
+
+
+def default_threshold(explorer: Explorer) -> float:
+    """The close-relatives default of this index: its model's (fitted.py); for a model without
+    one, the twins rule on the index's own versions (twins_threshold) when it has MIN_TWINS
+    pairs of them, else the strictest known model's. Made once per Explorer."""
+    return explorer.part(_default_threshold)
+
+
+def twins_threshold(cosines: np.ndarray) -> float | None:
+    """The twins rule: the highest cosine, a multiple of STEP, at or below which RECALL_TARGET
+    of the known twins' `cosines` (k,) lie above; None below MIN_TWINS twins."""
+    if len(cosines) < MIN_TWINS:
+        return None
+    found = np.quantile(np.asarray(cosines, dtype=np.float64), 1.0 - RECALL_TARGET,
+                        method="inverted_cdf")
+    return round(math.floor(found / STEP + 1e-9) * STEP, 2)
+
+
+def _default_threshold(explorer: Explorer) -> float:
+    known = calibration_for(explorer.manifest.model.model_id)
+    if known is not None:
+        return known.relatives
+    groups = {tuple(group) for group in explorer.works.groups.values()}
+    pairs = [(group[0], other) for group in groups for other in group[1:]]
+    vectors = explorer.vectors
+    cosines = np.array([float(vectors[a] @ vectors[b]) for a, b in pairs])
+    own = twins_threshold(cosines)
+    return own if own is not None else strictest_relatives()
 
 
 def check_top_k(top_k: int) -> int:
@@ -83,7 +118,7 @@ def closest_pairs(explorer: Explorer, threshold: float | None = None,
     """The `top_k` closest pairs of papers in the corpus with cosine >= `threshold`, best
     first; IndexInvalidError (with the rebuild command) for an index without stored pairs."""
     stored = _stored(explorer)
-    threshold = check_threshold(threshold, stored[1])
+    threshold = check_threshold(threshold, stored[1], default_threshold(explorer))
     pairs = stored[0].above(threshold)
     count = min(check_top_k(top_k), len(pairs))
     papers = explorer.papers
@@ -95,7 +130,7 @@ def closest_pairs(explorer: Explorer, threshold: float | None = None,
 def pair_count(explorer: Explorer, threshold: float | None = None) -> int:
     """How many pairs of papers have cosine >= `threshold` (stored pairs)."""
     pairs, floor = _stored(explorer)
-    return len(pairs.above(check_threshold(threshold, floor)))
+    return len(pairs.above(check_threshold(threshold, floor, default_threshold(explorer))))
 
 
 def relatives(explorer: Explorer, paper_id: str, threshold: float | None = None,
@@ -103,13 +138,13 @@ def relatives(explorer: Explorer, paper_id: str, threshold: float | None = None,
     """The close relatives of `paper_id` (never itself nor a merged duplicate), closest first:
     from the stored pairs, or for an index without them one search of the paper."""
     row = explorer.row(paper_id)
-    stored = stored_pairs(explorer)
+    stored, default = stored_pairs(explorer), default_threshold(explorer)
     if stored is not None:
         pairs, floor = stored
-        partners, scores = pairs.above(check_threshold(threshold, floor)).touching(row)
+        partners, scores = pairs.above(check_threshold(threshold, floor, default)).touching(row)
     else:
-        found = near_pairs(explorer.artifacts.index, check_threshold(threshold), NEIGHBOURS,
-                           rows=[row])
+        found = near_pairs(explorer.artifacts.index, check_threshold(threshold, None, default),
+                           NEIGHBOURS, rows=[row])
         partners, scores = found.touching(row)
         own = explorer.papers[row].text_hash
         kept = [i for i, p in enumerate(partners) if explorer.papers[p].text_hash != own]

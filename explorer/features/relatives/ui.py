@@ -11,8 +11,8 @@ from explorer import wording
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import ON_DEMAND_EXPLANATIONS
 from explorer.features.relatives.query import (
-    DEFAULT_THRESHOLD,
     closest_pairs,
+    default_threshold,
     pair_count,
     relatives,
     sentence_pairs,
@@ -53,7 +53,7 @@ class Shown:
 
 def shown_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
     """The `top_k` closest pairs of the corpus (IndexInvalidError: none stored)."""
-    found = closest_pairs(explorer, DEFAULT_THRESHOLD, top_k)
+    found = closest_pairs(explorer, None, top_k)
     _embed_first(explorer, [paper for t in found for paper in (t.paper, t.other)])
     return [_shown(explorer, t.paper, t.other, t.score, n) for n, t in enumerate(found)]
 
@@ -61,14 +61,14 @@ def shown_pairs(explorer: Explorer, top_k: int) -> list[Shown]:
 def paper_relatives(explorer: Explorer, paper_id: str, top_k: int) -> list[Shown]:
     """The close relatives of `paper_id`, closest first (on demand for an older index)."""
     paper = explorer.paper(paper_id)
-    found = relatives(explorer, paper.paper_id, DEFAULT_THRESHOLD, top_k)
+    found = relatives(explorer, paper.paper_id, None, top_k)
     _embed_first(explorer, [paper] + [r.paper for r in found])
     return [_shown(explorer, paper, r.paper, r.score, n) for n, r in enumerate(found)]
 
 
 def intro_markdown(explorer: Explorer) -> str:
     """The relatives page's caption (IndexInvalidError: no pairs stored)."""
-    return INTRO.format(threshold=DEFAULT_THRESHOLD, count=f"{pair_count(explorer):,}",
+    return INTRO.format(threshold=default_threshold(explorer), count=f"{pair_count(explorer):,}",
                         papers=f"{len(explorer.papers):,}")
 
 
@@ -81,7 +81,7 @@ def empty_markdown(explorer: Explorer) -> str:
     pairs, floor = stored
     if len(pairs):
         first, second = (explorer.papers[int(row)] for row in pairs.rows[0])
-        return EMPTY.format(threshold=DEFAULT_THRESHOLD, best=float(pairs.scores[0]),
+        return EMPTY.format(threshold=default_threshold(explorer), best=float(pairs.scores[0]),
                             first=escape_markdown(plain(first.title)),
                             second=escape_markdown(plain(second.title)))
     return EMPTY_FLOOR.format(floor=floor)
