@@ -13,6 +13,10 @@ again on the stored labels, vectors read from the index, nothing embedded). Per 
 - `keyword word in / out`: the same with any one of the name's words in any keyword;
 - `text in / out`: the share of the topic's papers whose title and abstract use the name's
   phrase against the rest of the corpus (topics/stage_phrases.py, as names are found);
+- `name words in / out`: distinctiveness, the mean over a name's content words of the share of
+  the topic's papers whose text holds the word, against the share of the other papers;
+- `one-word names`, `vague openings` (stage_naming.VAGUE_STARTS or an adverb): the names that
+  break the rules, listed;
 - `area in / out` (slices with primary_area): an area's papers whose primary_area holds one of
   the name's words, against the other papers;
 - `central on topic`: areas whose most central paper's text or keywords use the area's name.
@@ -20,7 +24,10 @@ An area named "A and B" counts a paper for either phrase.
 
     nice .venv/bin/python -m studies.topic_names ../shared/data/paperlists-ml \\
         --index venues=/tmp/venues/index --index ijcai=/tmp/ijcai/index \\
-        [--out studies/results/topic-names]
+        [--out studies/results/topic-names] [--before studies/results/topic-names-before.json]
+
+`--before`: an earlier run's report (of the same indexes, another checkout): its "now" naming
+is the table's first column ("before") in place of the stored names.
 """
 
 from __future__ import annotations
@@ -75,7 +82,7 @@ def _holds(words: Sequence[str], phrase: Sequence[str]) -> bool:
 
 
 def scores(groups: dict[str, np.ndarray], named: dict[str, str], label: list[dict],
-           texts: list[set[str]]) -> dict[str, float]:
+           texts: list[set[str]], words: list[set[str]]) -> dict[str, float]:
     """Mean in-group and out-of-group shares of each measure over the groups (rows of each)."""
     n = len(label)
     keyed = np.array([bool(item["keywords"]) for item in label])
@@ -90,6 +97,9 @@ def scores(groups: dict[str, np.ndarray], named: dict[str, str], label: list[dic
         word_hit = np.array([any(word_set & set(k) for k in item["keywords"]) for item in label])
         keys = {" ".join(p) for p in phrases}
         text_hit = np.array([bool(keys & t) for t in texts])
+        used = [np.array([w in held for held in words]) for w in word_set]
+        for measure, hits in zip(("name words in", "name words out"), (inside, ~inside)):
+            sums[measure] += float(np.mean([_share(u, hits) for u in used])) if used else 0.0
         for measure, hits, base in (("keyword phrase", phrase_hit, keyed),
                                     ("keyword word", word_hit, keyed),
                                     ("text", text_hit, np.ones(n, dtype=bool))):
@@ -101,7 +111,7 @@ def scores(groups: dict[str, np.ndarray], named: dict[str, str], label: list[dic
             sums["area in"] += _share(areas, inside & labelled)
             sums["area out"] += _share(areas, ~inside & labelled)
     result = {k: round(v / max(len(groups), 1), 4) for k, v in sums.items()}
-    for measure in ("keyword phrase", "keyword word", "text", "area"):
+    for measure in ROWS:
         if f"{measure} in" in result:
             result[f"{measure} lift"] = round(result[f"{measure} in"]
                                               / max(result[f"{measure} out"], 1e-4), 2)
@@ -113,7 +123,7 @@ def _share(hits: np.ndarray, rows: np.ndarray) -> float:
 
 
 def measured(corpus_map: dict, label: list[dict], texts: list[set[str]],
-           papers: Sequence) -> dict:
+             words: list[set[str]], papers: Sequence) -> dict:
     """The measures of one naming (a map as stage.compute_map returns it)."""
     labels = np.asarray(corpus_map["topic"])
     close = np.asarray(corpus_map.get("area_closeness") or corpus_map["closeness"])
@@ -133,9 +143,13 @@ def measured(corpus_map: dict, label: list[dict], texts: list[set[str]],
         keys = {" ".join(p) for p in phrases}
         central += bool(keys & texts[top]) or any(
             _holds(k, p) for k in label[top]["keywords"] for p in phrases)
-    return {"topics": scores(topic_rows, named, label, texts),
-            "areas": scores(area_rows, named, label, texts),
+    parts = [part for name in named.values() for part in re.split(r"\s+and\s+", name)]
+    return {"topics": scores(topic_rows, named, label, texts, words),
+            "areas": scores(area_rows, named, label, texts, words),
             "duplicates": sorted(n for n, c in every.items() if c > 1),
+            "one-word names": sorted(p for p in parts if naming.content_words(p) < 2),
+            "vague openings": sorted(p for p in parts if p.split()[0].lower() in
+                                     naming.VAGUE_STARTS or p.split()[0].lower().endswith("ly")),
             "near copies": copies, "central on topic": f"{central} of {len(area_rows)}",
             "names": [{"area": a["label"], "central": papers[int(area_rows[f"a{a['id']}"][
                 np.argmax(close[area_rows[f"a{a['id']}"]])])].title,
@@ -155,13 +169,16 @@ def study(index: Path, known: dict[str, dict]) -> dict:
     cost = time.process_time() - started
     label = [known.get(p.paper_id, {"keywords": [], "area": set()}) for p in papers]
     texts = [text_phrases.phrases(names.paper_text(p)) for p in papers]
+    words = [set(stems(names.paper_text(p))) for p in papers]
     return {"papers": len(papers), "keyworded": sum(bool(x["keywords"]) for x in label),
             "topics": len(stored["topics"]), "areas": len(stored["areas"]),
             "naming cpu s": round(cost, 1),
-            "stored": measured(stored, label, texts, papers), "now": measured(now, label, texts, papers)}
+            "stored": measured(stored, label, texts, words, papers),
+            "now": measured(now, label, texts, words, papers)}
 
 
-ROWS = ("keyword phrase", "keyword word", "text", "area")
+ROWS = ("keyword phrase", "keyword word", "text", "name words", "area")
+RULES = ("duplicates", "near copies", "one-word names", "vague openings")
 
 
 def table(report: dict) -> str:
@@ -172,7 +189,8 @@ def table(report: dict) -> str:
     for slice_name, result in report["slices"].items():
         lines += [f"## {slice_name}: {result['papers']} papers ({result['keyworded']} with "
                   f"keywords), {result['topics']} topics in {result['areas']} areas", "",
-                  "| measure | stored (before) | now (after) |", "|---|---|---|"]
+                  f"| measure | {report['columns'][0]} | {report['columns'][1]} |",
+                  "|---|---|---|"]
         for level in ("topics", "areas"):
             for row in ROWS:
                 cells = []
@@ -184,15 +202,15 @@ def table(report: dict) -> str:
                                  f"(lift {got[f'{row} lift']:.1f})")
                 if len(cells) == 2:
                     lines.append(f"| {level}: {row} in / out | {cells[0]} | {cells[1]} |")
-        for row in ("duplicates", "near copies"):
+        for row in RULES:
             lines.append(f"| {row} | {len(result['stored'][row])}: "
                          f"{'; '.join(result['stored'][row])} | {len(result['now'][row])}: "
                          f"{'; '.join(result['now'][row])} |")
         lines.append(f"| areas whose most central paper uses the area's name | "
                      f"{result['stored']['central on topic']} | {result['now']['central on topic']} |")
         lines.append("")
-        for side in ("stored", "now"):
-            lines += [f"### Names, {side}", ""]
+        for side, column in zip(("stored", "now"), report["columns"]):
+            lines += [f"### Names, {column}", ""]
             for area in result[side]["names"]:
                 lines.append(f"- **{area['area']}** (most central: {area['central']}): "
                              + "; ".join(area["topics"]))
@@ -206,6 +224,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--index", action="append", required=True,
                         help="NAME=FOLDER: an index of a slice of that corpus (repeat)")
     parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="an earlier report (JSON): its 'now' names are the first column")
     args = parser.parse_args(argv)
     known = labels_of(args.dataset)
     report = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
@@ -215,6 +235,12 @@ def main(argv: list[str] | None = None) -> dict:
     for item in args.index:
         slice_name, _, folder = item.partition("=")
         report["slices"][slice_name] = study(Path(folder), known)
+    report["columns"] = ["stored (as built)", "now (this checkout)"]
+    if args.before:
+        earlier = json.loads(args.before.read_text(encoding="utf-8"))
+        for slice_name, result in report["slices"].items():
+            result["stored"] = earlier["slices"][slice_name]["now"]
+        report["columns"] = [f"before ({earlier['date']})", "after"]
     markdown = table(report)
     write_report(args.out, report, markdown)
     print(markdown)

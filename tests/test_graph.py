@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from types import SimpleNamespace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +20,10 @@ from explorer.features.graph.query import (
     neighbourhood,
     strongest_links,
 )
-from explorer.features.graph.ui import graph_chart, labelled, node_label
+from explorer.features.graph.ui import graph_chart, labelled, legend, node_label
+from explorer.ingest.run import build
+from explorer.query.engine import Explorer
+from tests.test_references import BIB
 
 
 def test_a_papers_graph_is_it_and_its_nearest_papers_linked_by_their_cosines(seeds_explorer):
@@ -65,13 +68,32 @@ def test_the_layout_draws_clusters_apart():
     assert inside < 0.5 * distance[~same].mean(), (inside, distance[~same].mean())
 
 
-def test_citations_between_the_graphs_papers_are_links_of_their_own():
-    papers = {"a": Paper("a", "A", False, "x", references=("b", "elsewhere", "a")),
-              "b": Paper("b", "B", False, "y"), "c": Paper("c", "C", False, "z",
-                                                          references=("a",))}
-    stand_in = SimpleNamespace(paper=papers.__getitem__)  # plumbing: only Explorer.paper
-    assert citation_links(stand_in, ("a", "b", "c")) == [Link(0, 1, 1.0, CITES),
-                                                         Link(2, 0, 1.0, CITES)]
+def test_a_bib_entrys_cites_field_is_an_orange_citation_line_in_the_graph(tmp_path: Path):
+    """The reported bug: devlin2019 `cites = {vaswani2017}` (a citation key, while the paper's
+    id is its DOI) was drawn as a grey similarity line. It is one orange CITES link, citing ->
+    cited, with no similarity line beside it, and the legend explains it (test_references's
+    reference list: later2020 cites both by DOI and key)."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "refs.bib").write_text(BIB, encoding="utf-8")
+    build([tmp_path / "corpus"], tmp_path / "index", "default", sentences=False)
+    explorer = Explorer.open(tmp_path / "index")
+    by_word = {paper.title.split()[0]: paper.paper_id for paper in explorer.papers}
+    graph = neighbourhood(explorer, by_word["Pre-training"], 2)
+    nodes = {paper_id: n for n, paper_id in enumerate(graph.paper_ids)}
+    pair = (nodes[by_word["Pre-training"]], nodes[by_word["Attention"]])
+    later = nodes[by_word["A"]]
+    assert sorted((link.source, link.target) for link in graph.links if link.kind == CITES) == \
+        sorted([pair, (later, pair[0]), (later, pair[1])])
+    assert sum(set(pair) == {link.source, link.target} for link in graph.links) == 1
+    assert citation_links(explorer, (graph.paper_ids[pair[0]],)) == []  # one end: no line
+    spec = json.loads(graph_chart(explorer, graph).to_json())
+    lines = next(layer["data"] for layer in spec["layers"] if layer["id"] == "links")
+    points = [n["p"] for n in next(layer["data"] for layer in spec["layers"]
+                                   if layer["id"] == "nodes")]
+    joined = [line["c"] for line in lines if {tuple(line["s"]), tuple(line["e"])}
+              == {tuple(points[pair[0]]), tuple(points[pair[1]])}]
+    assert joined == [[230, 120, 20, 200]]  # orange, once
+    assert "Orange lines" in legend(explorer, graph)
     assert list(centrality(3, [Link(0, 1, 0.5), Link(1, 2, 0.25)])) == [2 / 3, 1.0, 1 / 3]
 
 

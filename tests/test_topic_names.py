@@ -17,6 +17,7 @@ from explorer.features.topics.stage_naming import (
     MAX_NAME_WORDS,
     VAGUE_STARTS,
     choose,
+    distinct,
     extensions,
     fragment,
     near_copy,
@@ -47,6 +48,25 @@ def test_fragments_are_vague_openings_or_phrases_one_word_short():
     assert fragment("single image", Counter({"single image": 5}), {})
     assert fragment("strongly convex", Counter({"strongly convex": 5}), {})
     assert not fragment("single image super-resolution", Counter(), {})  # three words: whole
+    for one_word in ("relu", "accelerated", "skill", "video"):  # names seen on ICLR/NeurIPS
+        assert fragment(one_word, Counter({one_word: 9}), {})
+    assert not fragment("relu network", Counter({"relu network": 9}), {})  # acronym + noun
+    assert fragment("theory of", Counter(), {}) and not fragment("theory of mind", Counter(), {})
+    # one paper's longer phrase does not make a phrase of two papers a fragment
+    used = Counter({"node classification": 2, "node classification task": 1})
+    assert not fragment("node classification", used, extensions(used))
+
+
+def test_a_topics_name_is_distinctive_within_its_area():
+    """A phrase the rest of the area uses as often weighs half of one only the topic uses."""
+    weighed = {"policy gradient": 1.0, "reinforcement learning": 1.0, "reward shaping": 1.0}
+    used = Counter({"policy gradient": 10, "reinforcement learning": 10, "reward shaping": 10})
+    area = Counter({"policy gradient": 10, "reinforcement learning": 50, "reward shaping": 10})
+    out = distinct(weighed, used, 20, area, 100)
+    assert out["policy gradient"] == pytest.approx(1.0)
+    assert out["reinforcement learning"] == pytest.approx(0.5)  # 10/20 here, 40/80 elsewhere
+    assert out["reward shaping"] == pytest.approx(1.0)
+    assert distinct(weighed, used, 20, used, 20) == weighed  # the area is this topic alone
 
 
 def test_a_stronger_claim_wins_and_the_other_topic_takes_its_next_phrase():
@@ -71,6 +91,7 @@ def check_names(explorer: Explorer, index: Path) -> None:
     for topic in areas + fine:
         for part in topic.name.split(" and "):
             words = part.lower().split()
+            assert len([w for w in words if w != "of"]) >= 2, topic.name  # no "ReLU", "Skills"
             if len(words) < MAX_NAME_WORDS:
                 assert words[0] not in VAGUE_STARTS and not words[0].endswith("ly"), topic.name
     # an area's papers come closest to its own centre first, not to their finer topic's

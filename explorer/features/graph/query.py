@@ -2,8 +2,10 @@
 the strongest links among them, laid out so that clusters show.
 
 The links are cosines of the stored vectors (each paper keeps its `LINKS_PER_PAPER` strongest);
-where the corpus records what a paper cites (`Paper.references`, the ids of the works it
-cites), `citation_links` adds those between the graph's papers as links of their own kind. The
+where the corpus records what a paper cites (`Paper.references`, resolved to the corpus's
+papers by features/references/query.py: a .bib's citation key or DOI, an OpenAlex W id, ...),
+`citation_links` adds those between the graph's papers as links of their own kind, in place of
+the similarity link of the same pair. The
 layout is force-directed (Fruchterman-Reingold over the links, weighted by cosine), started
 from the vectors' two main directions, so it is the same at every call.
 """
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.features.references.query import links as citation_table
 from explorer.query.engine import Explorer
 
 NEIGHBOURS = 24  # nearest papers drawn around the open one
@@ -56,7 +59,10 @@ def neighbourhood(explorer: Explorer, paper_id: str, size: int = NEIGHBOURS) -> 
     paper_ids = (explorer.paper(paper_id).paper_id, *(hit.paper_id for hit in hits))
     vectors = np.asarray(explorer.vectors[[explorer.row(p) for p in paper_ids]], dtype=np.float64)
     cosines = vectors @ vectors.T
-    links = strongest_links(cosines) + citation_links(explorer, paper_ids)
+    cites = citation_links(explorer, paper_ids)
+    cited = {frozenset((link.source, link.target)) for link in cites}
+    links = [link for link in strongest_links(cosines)
+             if frozenset((link.source, link.target)) not in cited] + cites
     return Neighbourhood(paper_ids, tuple(links), force_layout(vectors, links),
                          centrality(len(paper_ids), links))
 
@@ -73,16 +79,18 @@ def strongest_links(cosines: np.ndarray, per_node: int = LINKS_PER_PAPER) -> lis
 
 
 def citation_links(explorer: Explorer, paper_ids: Sequence[str]) -> list[Link]:
-    """A CITES link wherever one of `paper_ids` lists another among its references (none in a
-    corpus without references)."""
-    place = {paper_id: number for number, paper_id in enumerate(paper_ids)}
-    links = []
-    for number, paper_id in enumerate(paper_ids):
-        for cited in explorer.paper(paper_id).references:
-            target = place.get(cited)
+    """A CITES link wherever one of `paper_ids` cites another (the corpus's resolved
+    citations: a reference names a paper by any id it carries, not only its paper id; none in
+    a corpus without references)."""
+    table = citation_table(explorer)
+    place = {explorer.row(paper_id): number for number, paper_id in enumerate(paper_ids)}
+    found = []
+    for row, number in place.items():
+        for cited in table.references(row):
+            target = place.get(int(cited))
             if target is not None and target != number:
-                links.append(Link(number, target, 1.0, CITES))
-    return links
+                found.append(Link(number, target, 1.0, CITES))
+    return sorted(found, key=lambda link: (link.source, link.target))
 
 
 def centrality(count: int, links: Sequence[Link]) -> np.ndarray:

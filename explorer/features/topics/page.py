@@ -13,16 +13,17 @@ from explorer.app.kit import Page, button, go, hits_ui, reported
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.ui import lit
 from explorer.features.topics import ui as topics
-from explorer.features.topics.table import topic_table
+from explorer.features.topics.table import corpus_map, topic_table
 from explorer.features.topics.ui import corpus_chart
+from explorer.features.topics.ui_lasso import LASSO_NOTE, lasso_figure, lasso_rows, lassoed_ids
 from explorer.features.topics.ui_map import HEIGHT, caption, picked_ids, selection_note
 from explorer.features.years import ui as years
 from explorer.query.engine import Explorer
 from explorer.ui.links import MAP, MAX_MARKED, PAPER, TOPIC, Location
 from explorer.ui.text import escape_markdown
 
-SELECTING = "Select papers"
-CLICK_MODES = ("Open a paper", SELECTING)
+SELECTING, LASSO = "Select papers", "Box or lasso"
+CLICK_MODES = ("Open a paper", SELECTING, LASSO)
 
 
 @reported
@@ -58,7 +59,12 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
                                                            topic=st.session_state[box]))))
         mode = st.segmented_control("A click on a paper", CLICK_MODES, key="map_click",
                                     default=CLICK_MODES[0])
-    st.caption(caption(bool(location.paper_id), len(explorer.papers), bool(location.query)))
+    st.caption(LASSO_NOTE if mode == LASSO else caption(bool(location.paper_id),
+                                                        len(explorer.papers), bool(location.query)))
+    marked_ui(location)
+    if mode == LASSO:
+        lasso_ui(explorer, location, zoom)
+        return
     key = f"map-{st.session_state.get('map_version', 0)}-{mode == SELECTING}"
     event = st.pydeck_chart(chart, key=key, height=HEIGHT, width="stretch",
                             on_select=reported(lambda: on_map_click(key, explorer.papers)),
@@ -67,17 +73,49 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
         selection_ui(location, picked_ids(event.selection, explorer.papers))
 
 
-def selection_ui(location: Location, paper_ids: list[str]) -> None:
-    """The papers picked on the map: how many, and a button that marks them "more like this"."""
+def lasso_ui(explorer: Explorer, location: Location, zoom: str | None) -> None:
+    """The map as a Plotly scatter (features/topics/ui_lasso.py): a box or a lasso selects."""
+    table = topic_table(explorer)
+    rows = lasso_rows(len(explorer.papers), None if zoom is None else table.rows(zoom))
+    key = f"lasso-{st.session_state.get('map_version', 0)}-{zoom}"
+    event = st.plotly_chart(lasso_figure(corpus_map(explorer), explorer.papers, rows), key=key,
+                            on_select="rerun", selection_mode=("box", "lasso"),
+                            config={"displaylogo": False, "scrollZoom": True})
+    selection_ui(location, lassoed_ids(event.selection, explorer.papers, rows), "No paper selected.")
+
+
+def selection_ui(location: Location, paper_ids: list[str], empty: str | None = None) -> None:
+    """The papers picked on the map: how many, and a button that marks them "more like this"
+    (`empty`: what to say when none is)."""
     new = [paper_id for paper_id in paper_ids if paper_id not in location.like]
     room = max(MAX_MARKED - len(location.like), 0)
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.caption(selection_note(len(paper_ids), len(new), room))
+        st.caption(empty if empty and not paper_ids else selection_note(len(paper_ids), len(new),
+                                                                         room))
         if new and room:
-            target = replace(location, like=location.like + tuple(new[:room]),
-                             unlike=tuple(p for p in location.unlike if p not in new[:room]))
-            button(f"Mark {min(len(new), room)} as more like this", target,
-                   icon=":material/thumb_up:", key="map-mark")
+            st.button(f"Mark {min(len(new), room)} as more like this", key="map-mark",
+                      icon=":material/thumb_up:", on_click=mark_selected,
+                      args=(location, tuple(new[:room])))
+
+
+@reported
+def mark_selected(location: Location, paper_ids: tuple[str, ...]) -> None:
+    """Mark `paper_ids` "more like this" (a history entry: Back, or marked_ui's Undo, undoes)."""
+    target = replace(location, like=location.like + paper_ids,
+                     unlike=tuple(p for p in location.unlike if p not in paper_ids))
+    st.session_state.map_marked = (len(paper_ids), location, target)
+    go(target)
+
+
+def marked_ui(location: Location) -> None:
+    """Right after a selection was marked: how many, and an Undo (back to before)."""
+    count, before, after = st.session_state.get("map_marked") or (0, None, None)
+    if not count or after != location:
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.success(f"Marked {count:,} papers as more like this ({len(location.like):,} marked "
+                   "in all).", icon=":material/thumb_up:")
+        button("Undo", before, key="map-undo", icon=":material/undo:")
 
 
 def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:

@@ -16,9 +16,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from explorer.corpus.papers import Paper
-from explorer.features.topics.stage_naming import choose, extensions, fragment, second_phrase, unique
+from explorer.features.topics.stage_naming import (
+    MIN_WORDS,
+    choose,
+    content_words,
+    distinct,
+    extensions,
+    fragment,
+    second_phrase,
+    unique,
+)
 from explorer.features.topics.stage_phrases import (
     KEY_PHRASES,
+    MIN_SHARE,
     Counts,
     count,
     phrases,
@@ -30,6 +40,13 @@ from explorer.features.topics.stage_phrases import (
 NEIGHBOURS = 4  # neighbouring topics kept per topic, by the cosine of their centres
 NAME_CANDIDATES = 24  # phrases of a topic weighed as its name (its key phrases are the first 8)
 NAME_WEAKEST = 0.05  # a candidate name weighs at least this share of its topic's best phrase
+# A name is used by this share of its topic's papers at least (key phrases: MIN_SHARE), so
+# that two papers of a mixed topic ("Extreme weather events" of 53) do not name it.
+NAME_SHARE = 0.05
+# A topic's name is used by at most this many mean topics' worth of the corpus's papers: a
+# phrase so common spans topics ("Deep neural networks" in 316 of 3,160 ICLR and NeurIPS
+# 2017-18 papers, 4 mean topics); it may name an area.
+GENERAL = 3.0
 def area_count(topics: int) -> int:
     """How many broad areas group `topics` fine topics: one below 4, else about sqrt(topics)."""
     if topics < 4:
@@ -102,17 +119,18 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
     area_of = group_topics(vectors, labels, ids)
     docs = [paper_text(papers[row]) for row in counted]
     found = [phrases(doc) for doc in docs]
-    fine_counts = count(found, labels[counted], ids)
-    fine = {t: ranked(weights(fine_counts, t), KEY_PHRASES) for t in ids}
     area_ids = sorted(set(area_of.values()))
-    broad_counts = count(found, np.array([area_of[int(x)] for x in labels[counted]]), area_ids)
+    grouped = np.array([area_of[int(x)] for x in labels[counted]])
+    fine_counts, broad_counts = count(found, labels[counted], ids), count(found, grouped, area_ids)
+    fine = {t: ranked(weights(fine_counts, t), KEY_PHRASES) for t in ids}
     allowed = {a: {p for t in ids if area_of[t] == a for p in fine[t]} for a in area_ids}
     broad = {a: ranked(weights(broad_counts, a, allowed[a]), KEY_PHRASES) for a in area_ids}
     members = {t: [docs[i] for i in np.flatnonzero(labels[counted] == t)[:300]] for t in ids}
     area_docs = {a: [d for t in ids if area_of[t] == a for d in members[t][:60]] for a in area_ids}
     area_names = _area_names(broad_counts, allowed, area_docs, broad)
     named = [p for a in area_ids for p in broad[a][:1 + (" and " in area_names[a])]]
-    topic_names = _topic_names(fine_counts, fine, named, members)
+    candidates = {t: _candidates(fine_counts, t, None, (broad_counts, area_of[t])) for t in ids}
+    topic_names = _topic_names(candidates, fine, named, members)
     every = unique([*area_names.values(), *topic_names.values()],
                    ["" for _ in area_names] + [fine[t][1] if len(fine[t]) > 1 else "" for t in ids])
     areas = [{"id": a, "label": every[place],
@@ -124,13 +142,24 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
     return refresh({"topics": topics, "areas": areas}, vectors, labels)
 
 
-def _candidates(counts: Counts, topic: int, allowed: set[str] | None = None
-                ) -> list[tuple[str, float]]:
-    """A topic's candidate names, (phrase, c-TF-IDF weight), best first, fragments left out."""
-    weighed = weights(counts, topic, allowed)
-    longer = extensions(counts.per_topic[topic])
-    return [(p, weighed[p]) for p in ranked(weighed, NAME_CANDIDATES, NAME_WEAKEST)
-            if not fragment(p, counts.per_topic[topic], longer)]
+def _candidates(counts: Counts, topic: int, allowed: set[str] | None = None,
+                area: tuple[Counts, int] | None = None) -> list[tuple[str, float]]:
+    """A topic's candidate names, (phrase, weight), best first, fragments left out: c-TF-IDF
+    against the corpus, made relative to its `area` ((the areas' Counts, its area's id): a
+    fine topic, whose name is no phrase of GENERAL use, used by NAME_SHARE of its papers:
+    naming.distinct)."""
+    used, size = counts.per_topic[topic], counts.sizes[topic]
+    longer = extensions(used)
+    most, least = (counts.mean * GENERAL, NAME_SHARE) if area is not None else (
+        float("inf"), MIN_SHARE)
+    weighed = {p: w for p, w in weights(counts, topic, allowed, least).items()
+               if counts.overall[p] <= most and not fragment(p, used, longer)}
+    if not weighed:
+        return []
+    area_used, area_size = (used, size) if area is None else (
+        area[0].per_topic[area[1]], area[0].sizes[area[1]])
+    weighed = distinct(weighed, used, size, area_used, area_size)
+    return [(p, weighed[p]) for p in ranked(weighed, NAME_CANDIDATES, NAME_WEAKEST)]
 
 
 def _area_names(counts: Counts, allowed: dict[int, set[str]], docs: dict[int, list[str]],
@@ -158,20 +187,21 @@ def _area_names(counts: Counts, allowed: dict[int, set[str]], docs: dict[int, li
     return out
 
 
-def _topic_names(counts: Counts, fine: dict[int, list[str]], areas: Sequence[str],
-                 docs: dict[int, list[str]]) -> dict[int, str]:
+def _topic_names(candidates: dict[int, list[tuple[str, float]]], fine: dict[int, list[str]],
+                 areas: Sequence[str], docs: dict[int, list[str]]) -> dict[int, str]:
     """Topic id -> its name: its best phrase that is no near-copy of an area's (`areas`: each
     phrase an area's name holds) or of another topic's (naming.choose), put first among its
-    key phrases (`fine`, changed here); its two best key phrases when none is free."""
-    chosen = choose({t: _candidates(counts, t) for t in counts.per_topic}, areas)
+    key phrases (`fine`, changed here); its two best key phrases of MIN_WORDS words when
+    none is free."""
+    chosen = choose(candidates, areas)
     out = {}
-    for topic in sorted(counts.per_topic):
+    for topic in sorted(candidates):
         if topic in chosen:
             fine[topic] = [chosen[topic], *(p for p in fine[topic] if p != chosen[topic])][
                 :KEY_PHRASES]
             out[topic] = surface(chosen[topic], docs[topic])
-        elif fine[topic]:
-            out[topic] = " and ".join(surface(p, docs[topic]) for p in fine[topic][:2])
+        elif whole := [p for p in fine[topic] if content_words(p) >= MIN_WORDS]:
+            out[topic] = " and ".join(surface(p, docs[topic]) for p in whole[:2])
         else:
             out[topic] = f"topic {topic}"
     return out

@@ -1,7 +1,17 @@
 """Names a reader can trust, chosen from the topics' weighed phrases (features/topics/stage_phrases.py):
 no two topics or areas share a name, no name is a near-copy of another (one name plus a word:
-"Generative adversarial networks" and "Generative adversarial network training"), and no name
-is a fragment of a longer phrase ("Single image", "Future frames", "Strongly convex").
+"Generative adversarial networks" and "Generative adversarial network training"), no name is
+one word ("ReLU", "Accelerated", "Skills": a noun phrase of two content words at least, an
+acronym and its noun, "ReLU networks"), and no name is a fragment of a longer phrase ("Single
+image", "Future frames", "Strongly convex").
+
+A topic's candidates are weighed by `distinct`: c-TF-IDF against the corpus, times how much
+more its papers use the phrase than the rest of its area's papers do (a phrase its whole area
+uses names the area, not the topic). Phrases come from titles and abstracts alike: preferring
+those of titles (half weight to a phrase fewer than two of a topic's titles use) raised the
+share of a topic's papers whose keywords hold its name on ICLR/NeurIPS 2017-18 (0.112 ->
+0.122) but halved it on IJCAI 2023-24 (0.089 -> 0.045; studies/results/topic-names-ablation.md), so
+it is not done.
 
 Areas are named first, each by a phrase its topics use, then the topics, round by round: each
 topic's best free phrase, a stronger claim (c-TF-IDF weight) first when two topics want the
@@ -16,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from explorer.corpus.words import STOP_WORDS
 from explorer.features.topics.stage_phrases import MAX_NAME_WORDS, _stem
 
+MIN_WORDS = 2  # content words of a name, at least ("of" is none)
+
 ROOT = 7  # letters of a word's root: "differential" and "differentially" are one word here
 # A phrase continued by one same word in this share of its uses is a fragment of that longer
 # phrase: "future frame" of "future frame prediction".
@@ -25,7 +37,7 @@ COMPLETED = 0.5
 VAGUE_STARTS = frozenset(
     "single multiple future past many few several high low large small general specific certain "
     "particular arbitrary standard common typical real various different given whole same "
-    "other new novel simple first second two three".split())
+    "other new novel simple first second two three input output hidden".split())
 
 
 # Word endings of adjectives: a name does not end on one ("Visual", "Allocation of
@@ -70,19 +82,30 @@ def _initials(name: str) -> str:
     return "".join(w[0] for w in words)
 
 
+def content_words(name: str) -> int:
+    """How many words of a name are no function word ("Theory of mind": 2; "Few-shot": 1, a
+    hyphen joins one word; a name's "and" joins two phrases, each counted apart)."""
+    return sum(word.lower() not in _LINKS for word in name.split())
+
+
 def fragment(phrase: str, used: Counter, longer: Mapping[str, int]) -> bool:
-    """True when `phrase` (a phrases() key) is no name on its own: shorter than MAX_NAME_WORDS
+    """True when `phrase` (a phrases() key) is no name on its own: fewer than MIN_WORDS
+    content words, or shorter than MAX_NAME_WORDS
     and opening on a vague modifier or an adverb ("strongly convex"), ending on an adjective
     ("visual"; ADJECTIVE_ENDINGS, but NOUNS), or continued by one same
-    word in COMPLETED of its uses (`used`: the topic's papers per phrase; `longer`: phrase ->
-    the most papers of one phrase a word longer that holds it, as extensions() counts)."""
+    word in COMPLETED of its uses, two papers at least (one paper's "node classification
+    task" leaves "node classification" whole). `used`: the topic's papers per phrase;
+    `longer`: phrase -> the most papers of one phrase a word longer that holds it, as
+    extensions() counts."""
     words = phrase.split()
+    if content_words(phrase) < MIN_WORDS:
+        return True  # one word: "ReLU", "Skills", "Video"
     if len(words) < MAX_NAME_WORDS and (words[0] in VAGUE_STARTS or words[0].endswith("ly")):
         return True
     last = words[-1].split("-")[-1]
     if last.endswith(ADJECTIVE_ENDINGS) and last not in NOUNS:
         return True
-    return longer.get(phrase, 0) >= COMPLETED * used.get(phrase, 0) > 0
+    return longer.get(phrase, 0) >= max(COMPLETED * used.get(phrase, 0), 2)
 
 
 def extensions(used: Counter) -> dict[str, int]:
@@ -94,6 +117,21 @@ def extensions(used: Counter) -> dict[str, int]:
         if len(words) > 1:
             for part in (" ".join(words[:-1]), " ".join(words[1:])):
                 out[part] = max(out.get(part, 0), count)
+    return out
+
+
+def distinct(weighed: Mapping[str, float], used: Counter, size: int, area_used: Counter,
+             area_size: int) -> dict[str, float]:
+    """`weighed` (phrase -> c-TF-IDF of a topic of `size` papers, `used` papers per phrase)
+    times share / (share + the share of the rest of its area's papers: `area_used` over
+    `area_size`, the topic's own papers among them): 1 when only the topic uses a phrase, 1/2
+    when the area's other papers use it as often."""
+    rest_size = area_size - size
+    out = {}
+    for phrase, weight in weighed.items():
+        share = used[phrase] / max(size, 1)
+        rest = (area_used[phrase] - used[phrase]) / rest_size if rest_size > 0 else 0.0
+        out[phrase] = weight * share / max(share + rest, 1e-12)
     return out
 
 
