@@ -186,7 +186,11 @@ class VectorIndex:
 
     @classmethod
     def load(cls, path: Path, kind: str) -> VectorIndex:
-        index = faiss.read_index(os.fspath(path))
+        """Open a saved index with its vectors memory-mapped from the file, read only (FAISS's
+        IO_FLAG_MMAP_IFC; an HNSW graph itself is read): opening costs no resident memory for
+        them, a search reads their pages from the page cache (shared, given back under
+        pressure), and the mapping keeps the file's data even once a rebuild deletes it."""
+        index = faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC)
         if kind == HNSW:  # indexes saved with an older setting search like new ones
             faiss.downcast_index(index).hnsw.efSearch = HNSW_EF_SEARCH
         return cls(index, kind)
