@@ -186,10 +186,11 @@ class VectorIndex:
 
     @classmethod
     def load(cls, path: Path, kind: str) -> VectorIndex:
-        """Open a saved index with its vectors memory-mapped from the file, read only (FAISS's
-        IO_FLAG_MMAP_IFC; an HNSW graph itself is read): opening costs no resident memory for
-        them, a search reads their pages from the page cache (shared, given back under
-        pressure), and the mapping keeps the file's data even once a rebuild deletes it."""
+        """Open a saved index memory-mapped from the file, read only (FAISS's IO_FLAG_MMAP_IFC:
+        the vectors, and an HNSW graph's links too in FAISS 1.15): opening costs no resident
+        memory of the process's own (benchmarks/results/scale-*.md: RssAnon), a search reads
+        the pages from the page cache (shared, given back under pressure), and the mapping
+        keeps the file's data even once a rebuild deletes the file."""
         index = faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC)
         if kind == HNSW:  # indexes saved with an older setting search like new ones
             faiss.downcast_index(index).hnsw.efSearch = HNSW_EF_SEARCH
