@@ -45,10 +45,13 @@ SERVE = """
 import json, sys, time
 import numpy as np
 from explorer.index.dense import VectorIndex
-path, kind, questions, out = sys.argv[1:5]
+path, kind, questions, out, ef = sys.argv[1:6]
 started = time.perf_counter()
 index = VectorIndex.load(path, kind)
 opened = time.perf_counter() - started
+if ef != "-":  # another efSearch than the product's: set once, on the index, as load does
+    import faiss
+    faiss.downcast_index(index._index).hnsw.efSearch = int(ef)
 questions = np.load(questions)
 for q in questions[:2]: index.search(q, 10)
 seconds, rows = [], []
@@ -69,6 +72,8 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--kinds", default=f"{EXACT},{HNSW}",
                         help="index kinds; SIZE:KIND,... to run a kind at one size only")
     parser.add_argument("--name", default="", help="result file name (default scale-<cpu>)")
+    parser.add_argument("--ef", default=str(HNSW_EF_SEARCH),
+                        help="HNSW efSearch values served (the product's by default)")
     args = parser.parse_args(argv)
     real, questions = real_vectors()
     name = args.name or f"scale-{machine()['cpu_id']}"
@@ -78,12 +83,13 @@ def run(argv: list[str]) -> None:
         _, truth = faiss.knn(questions, vectors, TOP_K, metric=faiss.METRIC_INNER_PRODUCT)
         baseline: dict = {}
         for kind in _kinds(args.kinds, size):
-            row = _measure(kind, vectors, questions, truth, baseline)
-            baseline = baseline or row
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            save(name, "Scale: exact flat scan against HNSW on simulated corpora", rows,
-                 COLUMNS, notes=NOTES)
+            efs = [int(ef) for ef in args.ef.split(",")] if kind == HNSW else [None]
+            for row in _measure(kind, vectors, questions, truth, baseline, efs):
+                baseline = baseline or row
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                save(name, "Scale: exact flat scan against HNSW on simulated corpora", rows,
+                     COLUMNS, notes=NOTES)
         del vectors
         gc.collect()
 
@@ -139,25 +145,36 @@ def stand_ins(real: np.ndarray, count: int, seed: int = 0) -> np.ndarray:
 
 
 def _measure(kind: str, vectors: np.ndarray, questions: np.ndarray, truth: np.ndarray,
-             baseline: dict) -> dict:
+             baseline: dict, efs: list[int | None]) -> list[dict]:
+    """One row per efSearch value in `efs` (None: the product's), one build."""
     seconds, index = timed(lambda: VectorIndex.build(vectors, kind))
+    rows = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=work_dir()) as work:
         path, asked, out = (Path(work) / name for name in ("index.faiss", "q.npy", "rows.npy"))
         index.save(path)
         del index
         gc.collect()
         np.save(asked, questions)
-        served = json.loads(subprocess.run(
-            [sys.executable, "-c", SERVE, str(path), kind, str(asked), str(out)],
-            cwd=ROOT, check=True, capture_output=True, text=True).stdout)
-        found = np.load(out)
-        index_mb = path.stat().st_size / 2**20
+        for ef in efs:
+            served = json.loads(subprocess.run(
+                [sys.executable, "-c", SERVE, str(path), kind, str(asked), str(out),
+                 "-" if ef is None else str(ef)],
+                cwd=ROOT, check=True, capture_output=True, text=True).stdout)
+            row = _row(kind if ef is None else f"{kind} (efSearch {ef})", len(vectors),
+                       seconds, served, np.load(out), truth, baseline)
+            rows.append({**row, "index_mb": round(path.stat().st_size / 2**20)})
+            baseline = baseline or row
+    return rows
+
+
+def _row(kind: str, papers: int, seconds: float, served: dict, found: np.ndarray,
+         truth: np.ndarray, baseline: dict) -> dict:
     recall = np.mean([len(set(a) & set(b)) / TOP_K for a, b in zip(found, truth)])
     p50, p99 = np.percentile(served["seconds"], [50, 99]) * 1000
-    return {"papers": len(vectors), "index": kind, "build_s": round(seconds, 2),
+    return {"papers": papers, "index": kind, "build_s": round(seconds, 2),
             "build_x_flat": round(seconds / max(baseline["build_s"], 0.01)) if baseline else 1.0,
             "open_s": round(served["open_s"], 2), "serve_rss_mb": round(served["VmRSS"]),
             "rss_anon_mb": round(served["RssAnon"]), "rss_file_mb": round(served["RssFile"]),
-            "index_mb": round(index_mb), "p50_ms": round(p50, 2), "p99_ms": round(p99, 2),
+            "p50_ms": round(p50, 2), "p99_ms": round(p99, 2),
             "p50_speedup": round(baseline["p50_ms"] / p50, 1) if baseline else 1.0,
             "recall_at_10": round(float(recall), 4)}
