@@ -26,7 +26,9 @@ HNSW = "hnsw"
 INDEX_TYPES = (EXACT, HNSW)
 HNSW_M = 32  # graph degree (benchmarks/results/large.md)
 HNSW_EF_CONSTRUCTION = 80
-HNSW_EF_SEARCH = 128  # 1M vectors: recall@10 0.99 at 0.42 ms (64: 0.945 at 0.33 ms)
+# 1M synthetic clustered vectors: recall@10 0.99 at 0.42 ms (64: 0.945); 1M simulated from
+# real MiniLM vectors: 0.927 (256: 0.957, 512: 0.974; benchmarks/results/scale-*-ef.md)
+HNSW_EF_SEARCH = 128
 EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
 # An exact index of scan.SPLIT_ROWS+ rows that has answered this many unfiltered searches keeps
 # an fp16 copy of its vectors made on a thread of its own; from then on the copy's scan finds
