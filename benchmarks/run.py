@@ -2,9 +2,9 @@
 
 NAME is one of: embed, query, build, wholebuild, coldstart, coldscale, coldparts, large, ndcg,
 app, ray, load, bib, years, profile, concurrent, explain, blas, targets, collections, abuse,
-mapdraw, references. Each prints a markdown table (the product's path beside a plain baseline measured in
-the same run, with the ratio) and writes it to benchmarks/results/NAME.md and NAME.json. See
-benchmarks/README.md.
+mapdraw, references, scale. Each prints a markdown table (the product's path beside a plain
+baseline measured in the same run, with the ratio) and writes it to benchmarks/results/NAME.md
+and NAME.json. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "explain": "benchmarks.explain", "blas": "benchmarks.blas",
               "targets": "benchmarks.targets", "collections": "benchmarks.collections",
               "abuse": "benchmarks.abuse", "mapdraw": "benchmarks.map_draw",
-              "references": "benchmarks.references"}
+              "references": "benchmarks.references",
+              "scale": "benchmarks.scale"}
 
 
 def main(argv: list[str]) -> int:

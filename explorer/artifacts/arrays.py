@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -75,9 +76,18 @@ class Arrays(Mapping[str, np.ndarray]):
 _READS = threading.Lock()
 
 
+MAPPED_BYTES = 1 << 20  # arrays in files from this size are memory-mapped, not read
+
+
 def read_array(handle: BinaryIO) -> np.ndarray:
+    """The array in the open .npy file `handle`. From MAPPED_BYTES it is memory-mapped, read
+    only (its pages are the page cache's, read when used; the mapping keeps the file's data
+    even once a rebuild deletes the file), where the system names open files (/proc)."""
     handle.seek(0)
+    by_handle = Path(f"/proc/self/fd/{handle.fileno()}")
     with _READS:
+        if os.fstat(handle.fileno()).st_size >= MAPPED_BYTES and by_handle.exists():
+            return np.asarray(np.load(by_handle, mmap_mode="r", allow_pickle=False))
         return np.load(handle, allow_pickle=False)
 
 

@@ -26,7 +26,9 @@ HNSW = "hnsw"
 INDEX_TYPES = (EXACT, HNSW)
 HNSW_M = 32  # graph degree (benchmarks/results/large.md)
 HNSW_EF_CONSTRUCTION = 80
-HNSW_EF_SEARCH = 128  # 1M vectors: recall@10 0.99 at 0.42 ms (64: 0.945 at 0.33 ms)
+# 1M synthetic clustered vectors: recall@10 0.99 at 0.42 ms (64: 0.945); 1M simulated from
+# real MiniLM vectors: 0.927 (256: 0.957, 512: 0.974; benchmarks/results/scale-*-ef.md)
+HNSW_EF_SEARCH = 128
 EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
 # An exact index of scan.SPLIT_ROWS+ rows that has answered this many unfiltered searches keeps
 # an fp16 copy of its vectors made on a thread of its own; from then on the copy's scan finds
@@ -186,7 +188,12 @@ class VectorIndex:
 
     @classmethod
     def load(cls, path: Path, kind: str) -> VectorIndex:
-        index = faiss.read_index(os.fspath(path))
+        """Open a saved index memory-mapped from the file, read only (FAISS's IO_FLAG_MMAP_IFC:
+        the vectors, and an HNSW graph's links too in FAISS 1.15): opening costs no resident
+        memory of the process's own (benchmarks/results/scale-*.md: RssAnon), a search reads
+        the pages from the page cache (shared, given back under pressure), and the mapping
+        keeps the file's data even once a rebuild deletes the file."""
+        index = faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC)
         if kind == HNSW:  # indexes saved with an older setting search like new ones
             faiss.downcast_index(index).hnsw.efSearch = HNSW_EF_SEARCH
         return cls(index, kind)

@@ -1,0 +1,95 @@
+"""The approximate index (HNSW) on REAL vectors: the venue corpus (about 3,160 paperlists-ml
+abstracts embedded by the bundled model, tests/venue_fixtures.py) rebuilt as HNSW from its own
+vectors, against its exact index: recall@10 of real questions and of papers' own vectors, and
+the hybrid answers a reader sees. (Speed and recall at 100k-1M: benchmarks.run scale.)"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.artifacts.store import read_manifest
+from explorer.index.dense import EXACT, HNSW
+from explorer.ingest.run import build
+from explorer.query.engine import Explorer
+from tests.venue_fixtures import venue_index  # noqa: F401 - the fixture, shared
+
+TOP_K = 10
+QUESTIONS = [
+    "graph neural networks for molecules", "adversarial robustness of image classifiers",
+    "exploration in deep reinforcement learning", "variational autoencoders",
+    "neural architecture search", "generalization of overparameterized networks",
+    "machine translation with attention", "meta-learning for few-shot classification",
+    "generative adversarial networks training stability", "optimization with adaptive learning rates",
+    "interpretability of neural networks", "continual learning without forgetting",
+]
+
+
+@pytest.fixture(scope="module")
+def pair(venue_index: Path, tmp_path_factory) -> tuple[Explorer, Explorer]:  # noqa: F811
+    """(exact, approximate): the venue index as built, and a copy rebuilt as HNSW (nothing
+    embedded: the build reuses the stored vectors)."""
+    exact = Explorer.open(venue_index)
+    assert exact.manifest.index_type == EXACT
+    out = tmp_path_factory.mktemp("venues-hnsw") / "index"
+    shutil.copytree(venue_index, out)
+    report = build(exact.manifest.inputs, out, "default", index_type=HNSW, sentences=False)
+    assert report.embedded == 0 and read_manifest(out).index_type == HNSW
+    return exact, Explorer.open(out)
+
+
+def _recall(found: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.mean([len(set(a) & set(b)) / TOP_K for a, b in zip(found, truth)]))
+
+
+def _exact_rows(vectors: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    return np.argsort(-(queries @ vectors.T), axis=1, kind="stable")[:, :TOP_K]
+
+
+def test_hnsw_recalls_the_exact_top_10_of_real_questions_and_papers(pair):
+    exact, approximate = pair
+    vectors = approximate.vectors
+    np.testing.assert_array_equal(vectors, exact.vectors)  # the same real vectors, reused
+    rows = np.random.default_rng(34).choice(len(vectors), 300, replace=False)
+    queries = np.vstack([[exact.embed_query(q) for q in QUESTIONS], vectors[rows]])
+    _, found = approximate.artifacts.index.search(queries, TOP_K)
+    assert _recall(found, _exact_rows(vectors, queries)) >= 0.99
+    _, flat = exact.artifacts.index.search(queries, TOP_K)
+    assert _recall(flat, _exact_rows(vectors, queries)) == 1.0
+
+
+def test_hybrid_answers_over_hnsw_equal_the_exact_ones(pair):
+    exact, approximate = pair
+    overlaps = []
+    for question in QUESTIONS:
+        expected = [h.paper_id for h in exact.search(question, top_k=TOP_K)]
+        found = [h.paper_id for h in approximate.search(question, top_k=TOP_K)]
+        assert found[:3] == expected[:3], question
+        overlaps.append(len(set(found) & set(expected)) / TOP_K)
+    assert np.mean(overlaps) >= 0.98
+
+
+def test_threads_searching_one_hnsw_index_get_the_answers_of_one_thread(pair):
+    """efSearch is the index's (set once at build and load), never set per call: searches
+    from many threads at once answer as a lone search does."""
+    _, approximate = pair
+    index = approximate.artifacts.index
+    queries = approximate.vectors[:64]
+    alone = [index.search(q, TOP_K)[1] for q in queries]
+    answers: dict[int, np.ndarray] = {}
+
+    def ask(start: int) -> None:
+        for i in range(start, len(queries), 4):
+            answers[i] = index.search(queries[i], TOP_K)[1]
+
+    threads = [threading.Thread(target=ask, args=(start,)) for start in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i, rows in enumerate(alone):
+        np.testing.assert_array_equal(answers[i], rows)
