@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from explorer.ingest.run import build
+from tests.run_fixtures import made_once
 
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
@@ -183,5 +184,5 @@ _BUILT: dict[str, Path] = {}
 def small_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The small corpus's index, built once per session even when several modules import this."""
     if "small" not in _BUILT:
-        _BUILT["small"] = build_small_index(tmp_path_factory.mktemp("small-corpus"))
+        _BUILT["small"] = made_once(tmp_path_factory, "small-corpus", build_small_index)
     return _BUILT["small"]

@@ -19,6 +19,7 @@ from tests.app_fixtures import (
     require_chromium,
     small_index,
 )
+from tests.run_fixtures import made_once
 from tests.shared import seeds_server, small_server, venue_server
 from tests.venue_fixtures import venue_index
 
@@ -61,6 +62,18 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.line(f"{nodeid}: {branch}")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`pytest -n 2 --dist loadfile` (pytest-xdist; Makefile `test`): each file's tests on one
+    worker (its module fixtures made once), and the files that use a session's Streamlit
+    server (tests/shared.py) together as one file (each server started once)."""
+    if config.getvalue("dist") == "loadfile":
+        from tests.run_fixtures import file_scheduler
+
+        return file_scheduler(config, log)
+    return None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
     """EXPLORER_DATA in a temp folder: no test (nor the app it starts) reads or writes the
@@ -76,9 +89,11 @@ def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
 def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors stored, as
     `explorer build --sentences` writes them). Read-only."""
-    out = tmp_path_factory.mktemp("seeds-index")
-    build([SEEDS], out, "default", sentences=True)
-    return out
+    def make(out: Path) -> Path:
+        build([SEEDS], out, "default", sentences=True)
+        return out
+
+    return made_once(tmp_path_factory, "seeds-index", make)
 
 
 @pytest.fixture(scope="session")
