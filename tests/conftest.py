@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from explorer.corpus.papers import read_corpus
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.acm_fixtures import write_tiny_acm
@@ -99,6 +101,23 @@ def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def seeds_explorer(seeds_index: Path) -> Explorer:
     return Explorer.open(seeds_index)
+
+
+@pytest.fixture(scope="session")
+def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
+    """The seed abstracts as JSONL with venues and years, vectors reused from the seeds index
+    (tests/test_search.py, test_index_types.py; test_browser_* have their own: paperlists')."""
+    def make(folder: Path) -> Path:
+        out = folder / "index"
+        shutil.copytree(seeds_index, out)
+        rows = [{"abstract": p.abstract, "venue": ["ICLR", "NeurIPS", "ICML"][i % 3],
+                 "year": 2020 + i % 5} for i, p in enumerate(read_corpus([SEEDS]).papers)]
+        (folder / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+        report = build([folder / "papers.jsonl"], out, "default")
+        assert report.embedded == 0  # same texts, same model: nothing re-embedded
+        return out
+
+    return Explorer.open(made_once(tmp_path_factory, "seed-venues", make))
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,11 +9,9 @@ import numpy as np
 import pytest
 
 from explorer.errors import UnknownPaperError
-from explorer.ingest.run import build
 from explorer.query import engine
 from explorer.query.engine import Explorer, Filters
 from explorer.query.suggest import IdTable, close_ids
-from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
 
@@ -107,24 +104,6 @@ def test_recommend_never_returns_its_seeds(seeds_explorer: Explorer):
     assert not set(like + unlike) & {h.paper_id for h in hits}
     steered = seeds_explorer.recommend(like, query="chain of thought length", top_k=3)
     assert steered[0].paper_id not in like
-
-
-@pytest.fixture(scope="module")
-def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
-    """The seed abstracts as JSONL with venues and years; vectors reused from the seeds index."""
-    import shutil
-
-    from explorer.corpus.papers import read_corpus
-
-    folder = tmp_path_factory.mktemp("venues")
-    out = folder / "index"
-    shutil.copytree(seeds_index, out)
-    rows = [{"abstract": p.abstract, "venue": ["ICLR", "NeurIPS", "ICML"][i % 3],
-             "year": 2020 + i % 5} for i, p in enumerate(read_corpus([SEEDS]).papers)]
-    (folder / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    report = build([folder / "papers.jsonl"], out, "default")
-    assert report.embedded == 0  # same texts, same model: nothing re-embedded
-    return Explorer.open(out)
 
 
 def test_filters_apply_inside_the_search(venue_explorer: Explorer):
