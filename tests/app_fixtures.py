@@ -164,6 +164,21 @@ def _wait_healthy(url: str, process: subprocess.Popen, log, timeout: float) -> N
     raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
 
 
+# The page painted: its fonts loaded and two animation frames drawn after the last change
+# (a frame is ~16 ms; at most PAINT_WAIT ms where a page draws no frames, as a hidden one).
+PAINT_WAIT = 600
+PAINTED = f"""() => Promise.race([
+    document.fonts.ready.then(() => new Promise(done =>
+        requestAnimationFrame(() => requestAnimationFrame(() => done(true))))),
+    new Promise(done => setTimeout(() => done(false), {PAINT_WAIT}))])"""
+
+
+def painted(page) -> None:
+    """Wait until `page` has painted what it shows now (for a screenshot or a check of what
+    is drawn), instead of a fixed pause."""
+    page.evaluate(PAINTED)
+
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
