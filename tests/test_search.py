@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.errors import UnknownPaperError
+from explorer.model.embedder import Embedder
 from explorer.query import engine
 from explorer.query.engine import Explorer, Filters
 from explorer.query.suggest import IdTable, close_ids
@@ -195,7 +196,10 @@ def test_an_explorer_opened_warm_has_its_model_loaded_and_answers_alike(seeds_in
     assert ([(h.paper_id, round(h.score, 5)) for h in warm.search(question, 5)]
             == [(h.paper_id, round(h.score, 5)) for h in cold.search(question, 5)])
     assert warm.row(warm.papers[3].paper_id) == 3
-    # many texts at once (explanations embedded on demand), on the form compiled for them
+    # many texts at once (explanations embedded on demand), on the form compiled for them, as
+    # a model loaded apart embeds them (the process's opens share one: explorer/model/cache.py)
+    assert warm.embedder is cold.embedder
+    apart = Embedder(warm.embedder.spec, backend=warm.embedder.backend)
     texts = [paper.abstract for paper in warm.papers[:40]]
     np.testing.assert_allclose(warm.embedder.embed_sentences(texts),
-                               cold.embedder.embed_sentences(texts), atol=1e-5)
+                               apart.embed_sentences(texts), atol=1e-5)
