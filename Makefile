@@ -72,10 +72,12 @@ tex:
 	@command -v bibtex >/dev/null && command -v latex >/dev/null || { apt-get update -qq && \
 		apt-get install -y -qq --no-install-recommends texlive-latex-base >/dev/null; }
 
-## Run the whole test suite (this is what .ci/run calls).
+## Run the whole test suite (this is what .ci/run calls): on TEST_WORKERS processes
+## (pytest-xdist), a test file's tests on one of them (tests/run_fixtures.py).
+TEST_WORKERS ?= 2
 test: $(STAMP) browser tex mpnet
 	$(VENV)/bin/ruff check explorer tests benchmarks studies streamlit_app.py
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) embeddings test-output

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from explorer.ingest.run import build
+from tests.run_fixtures import made_once
 
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/data beside the clone (CI); EXPLORER_TEST_SHARED_DATA names it elsewhere (a worktree).
@@ -163,6 +164,21 @@ def _wait_healthy(url: str, process: subprocess.Popen, log, timeout: float) -> N
     raise RuntimeError(f"streamlit did not answer on {url} within {timeout} s")
 
 
+# The page painted: its fonts loaded and two animation frames drawn after the last change
+# (a frame is ~16 ms; at most PAINT_WAIT ms where a page draws no frames, as a hidden one).
+PAINT_WAIT = 600
+PAINTED = f"""() => Promise.race([
+    document.fonts.ready.then(() => new Promise(done =>
+        requestAnimationFrame(() => requestAnimationFrame(() => done(true))))),
+    new Promise(done => setTimeout(() => done(false), {PAINT_WAIT}))])"""
+
+
+def painted(page) -> None:
+    """Wait until `page` has painted what it shows now (for a screenshot or a check of what
+    is drawn), instead of a fixed pause."""
+    page.evaluate(PAINTED)
+
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
@@ -183,5 +199,5 @@ _BUILT: dict[str, Path] = {}
 def small_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The small corpus's index, built once per session even when several modules import this."""
     if "small" not in _BUILT:
-        _BUILT["small"] = build_small_index(tmp_path_factory.mktemp("small-corpus"))
+        _BUILT["small"] = made_once(tmp_path_factory, "small-corpus", build_small_index)
     return _BUILT["small"]

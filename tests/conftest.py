@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from explorer.corpus.papers import read_corpus
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from tests.acm_fixtures import write_tiny_acm
@@ -19,6 +21,7 @@ from tests.app_fixtures import (
     require_chromium,
     small_index,
 )
+from tests.run_fixtures import made_once
 from tests.shared import seeds_server, small_server, venue_server
 from tests.venue_fixtures import venue_index
 
@@ -61,6 +64,18 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.line(f"{nodeid}: {branch}")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`pytest -n 2 --dist loadfile` (pytest-xdist; Makefile `test`): each file's tests on one
+    worker (its module fixtures made once), and the files that use a session's Streamlit
+    server (tests/shared.py) together as one file (each server started once)."""
+    if config.getvalue("dist") == "loadfile":
+        from tests.run_fixtures import file_scheduler
+
+        return file_scheduler(config, log)
+    return None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
     """EXPLORER_DATA in a temp folder: no test (nor the app it starts) reads or writes the
@@ -76,14 +91,33 @@ def private_data_folder(tmp_path_factory: pytest.TempPathFactory):
 def seeds_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real index of seeds/ (all-MiniLM-L6-v2, exact FAISS, sentence vectors stored, as
     `explorer build --sentences` writes them). Read-only."""
-    out = tmp_path_factory.mktemp("seeds-index")
-    build([SEEDS], out, "default", sentences=True)
-    return out
+    def make(out: Path) -> Path:
+        build([SEEDS], out, "default", sentences=True)
+        return out
+
+    return made_once(tmp_path_factory, "seeds-index", make)
 
 
 @pytest.fixture(scope="session")
 def seeds_explorer(seeds_index: Path) -> Explorer:
     return Explorer.open(seeds_index)
+
+
+@pytest.fixture(scope="session")
+def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
+    """The seed abstracts as JSONL with venues and years, vectors reused from the seeds index
+    (tests/test_search.py, test_index_types.py; test_browser_* have their own: paperlists')."""
+    def make(folder: Path) -> Path:
+        out = folder / "index"
+        shutil.copytree(seeds_index, out)
+        rows = [{"abstract": p.abstract, "venue": ["ICLR", "NeurIPS", "ICML"][i % 3],
+                 "year": 2020 + i % 5} for i, p in enumerate(read_corpus([SEEDS]).papers)]
+        (folder / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+        report = build([folder / "papers.jsonl"], out, "default")
+        assert report.embedded == 0  # same texts, same model: nothing re-embedded
+        return out
+
+    return Explorer.open(made_once(tmp_path_factory, "seed-venues", make))
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from explorer.features.topics.table import corpus_map, topic_table
 from explorer.features.topics.ui import corpus_chart, map_zoom
 from explorer.ui.links import Location
-from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID
+from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID, painted
 from tests.test_browser_map import DECK, pixel
 
 pytestmark = pytest.mark.browser
@@ -44,7 +44,7 @@ def open_page(browser, url: str):
 
 
 def shot(page, name: str) -> None:
-    page.wait_for_timeout(600)  # let Streamlit finish painting
+    painted(page)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
@@ -165,7 +165,7 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, small_a
     for row in (*rows[1:], rows[0]):  # the hostile paper's (the first) open last
         row.get_by_role("button", name="Abstract").click()
         page.locator("[data-testid=stPopoverBody]").last.wait_for()
-        page.wait_for_timeout(300)
+        painted(page)
         assert page.locator("a[href*='example.org']").count() == 0
         if row != rows[0]:
             page.keyboard.press("Escape")
@@ -176,7 +176,8 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, small_a
 
 
 def _assert_contained(page, outside: list[str]) -> None:
-    page.wait_for_timeout(800)  # KaTeX loads and renders after the text
+    page.locator(".katex").first.wait_for()  # KaTeX renders after the text
+    painted(page)
     assert page.locator("a[href*='example.org']").count() == 0
     sources = page.eval_on_selector_all("img", "els => els.map(e => e.src)")
     assert not [src for src in sources if "example.org" in src or (src.startswith("http")

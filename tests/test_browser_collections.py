@@ -16,6 +16,7 @@ from explorer.features.collections.store import Collections
 from explorer.ui.text import WORD_JOINER
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
     SCREENSHOTS,
+    painted,
     small_index,
     streamlit_server,
 )
@@ -46,7 +47,7 @@ def open_page(browser, url: str):
 
 def settle(page, name: str | None = None) -> None:
     page.wait_for_function(IDLE)
-    page.wait_for_timeout(600)  # let Streamlit finish painting
+    painted(page)
     if name:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 

@@ -16,7 +16,7 @@ import pytest
 from explorer.features.collections.store import Collections
 from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
-from tests.app_fixtures import SCREENSHOTS
+from tests.app_fixtures import SCREENSHOTS, painted
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -65,7 +65,7 @@ def open_page(browser, url: str):
 
 def settle(page, name: str | None = None) -> None:
     page.wait_for_function(IDLE)
-    page.wait_for_timeout(500)  # let Streamlit finish painting
+    painted(page)
     if name:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 

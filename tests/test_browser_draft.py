@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.corpus.references import read_references
-from tests.app_fixtures import SCREENSHOTS
+from tests.app_fixtures import SCREENSHOTS, painted
 from tests.test_missed_cli import ZOTERO
 
 pytestmark = pytest.mark.browser
@@ -49,7 +49,7 @@ def open_draft_page(browser, url: str):
 
 def settle(page, name: str | None = None) -> None:
     page.wait_for_function(IDLE)
-    page.wait_for_timeout(600)  # let Streamlit finish painting
+    painted(page)
     if name:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 

@@ -16,7 +16,7 @@ import pytest
 from explorer.features.collections.store import Collections
 from explorer.ingest.run import build
 from explorer.ui.text import WORD_JOINER
-from tests.app_fixtures import SCREENSHOTS, streamlit_server
+from tests.app_fixtures import SCREENSHOTS, painted, streamlit_server
 from tests.citation_fixtures import BREAD, work, write_page
 
 pytestmark = pytest.mark.browser
@@ -48,7 +48,7 @@ def new_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def settle(page, name: str | None = None) -> None:
     page.wait_for_function(IDLE)
-    page.wait_for_timeout(600)  # let Streamlit finish painting
+    painted(page)
     if name:
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 

@@ -12,7 +12,6 @@ from explorer.artifacts.store import read_manifest
 from explorer.index.dense import EXACT, EXACT_FILTER_SHARE, HNSW, INDEX_TYPES, VectorIndex
 from explorer.ingest.run import build
 from explorer.query.engine import Explorer, Filters
-from tests.test_search import venue_explorer  # noqa: F401 - the fixture, shared
 
 TOP_K = 10
 
@@ -91,7 +90,7 @@ def test_save_load_keeps_vectors_and_answers(kind, corpus, tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def hnsw_explorer(venue_explorer: Explorer, tmp_path_factory) -> Explorer:  # noqa: F811
+def hnsw_explorer(venue_explorer: Explorer, tmp_path_factory) -> Explorer:
     """test_search's venue/year index rebuilt as HNSW from the same inputs (nothing embedded)."""
     out = tmp_path_factory.mktemp("hnsw") / "index"
     shutil.copytree(venue_explorer.artifacts.folder, out)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,11 +9,10 @@ import numpy as np
 import pytest
 
 from explorer.errors import UnknownPaperError
-from explorer.ingest.run import build
+from explorer.model.embedder import Embedder
 from explorer.query import engine
 from explorer.query.engine import Explorer, Filters
 from explorer.query.suggest import IdTable, close_ids
-from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
 
@@ -109,24 +107,6 @@ def test_recommend_never_returns_its_seeds(seeds_explorer: Explorer):
     assert steered[0].paper_id not in like
 
 
-@pytest.fixture(scope="module")
-def venue_explorer(seeds_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Explorer:
-    """The seed abstracts as JSONL with venues and years; vectors reused from the seeds index."""
-    import shutil
-
-    from explorer.corpus.papers import read_corpus
-
-    folder = tmp_path_factory.mktemp("venues")
-    out = folder / "index"
-    shutil.copytree(seeds_index, out)
-    rows = [{"abstract": p.abstract, "venue": ["ICLR", "NeurIPS", "ICML"][i % 3],
-             "year": 2020 + i % 5} for i, p in enumerate(read_corpus([SEEDS]).papers)]
-    (folder / "papers.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    report = build([folder / "papers.jsonl"], out, "default")
-    assert report.embedded == 0  # same texts, same model: nothing re-embedded
-    return Explorer.open(out)
-
-
 def test_filters_apply_inside_the_search(venue_explorer: Explorer):
     filters = Filters(venues=frozenset({"ICML"}), year_min=2022)
     hits = venue_explorer.search("language models", top_k=10, filters=filters)
@@ -216,7 +196,10 @@ def test_an_explorer_opened_warm_has_its_model_loaded_and_answers_alike(seeds_in
     assert ([(h.paper_id, round(h.score, 5)) for h in warm.search(question, 5)]
             == [(h.paper_id, round(h.score, 5)) for h in cold.search(question, 5)])
     assert warm.row(warm.papers[3].paper_id) == 3
-    # many texts at once (explanations embedded on demand), on the form compiled for them
+    # many texts at once (explanations embedded on demand), on the form compiled for them, as
+    # a model loaded apart embeds them (the process's opens share one: explorer/model/cache.py)
+    assert warm.embedder is cold.embedder
+    apart = Embedder(warm.embedder.spec, backend=warm.embedder.backend)
     texts = [paper.abstract for paper in warm.papers[:40]]
     np.testing.assert_allclose(warm.embedder.embed_sentences(texts),
-                               cold.embedder.embed_sentences(texts), atol=1e-5)
+                               apart.embed_sentences(texts), atol=1e-5)

@@ -12,6 +12,7 @@ import pytest
 
 from explorer.ingest.run import build
 from tests.app_fixtures import SHARED_DATA
+from tests.run_fixtures import made_once
 
 PAPERLISTS = SHARED_DATA / "paperlists-ml" / "corpus.jsonl.gz"
 VENUES = ("iclr2017:", "iclr2018:", "nips2017:", "nips2018:")  # doc_id prefixes kept
@@ -34,9 +35,11 @@ def write_venues(folder: Path) -> Path:
 @pytest.fixture(scope="session")
 def venue_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The venue corpus's real index (bundled model, default index type, no sentence vectors)."""
-    if "venues" not in _BUILT:
-        folder = tmp_path_factory.mktemp("venue-corpus")
+    def make(folder: Path) -> Path:
         out = folder / "index"
         build([write_venues(folder / "corpus")], out, "default", sentences=False)
-        _BUILT["venues"] = out
+        return out
+
+    if "venues" not in _BUILT:
+        _BUILT["venues"] = made_once(tmp_path_factory, "venue-corpus", make)
     return _BUILT["venues"]

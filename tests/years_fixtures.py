@@ -12,6 +12,7 @@ import pytest
 
 from explorer.ingest.run import build
 from tests.app_fixtures import SHARED_DATA
+from tests.run_fixtures import made_once
 
 PAPERLISTS = SHARED_DATA / "paperlists-ml" / "corpus.jsonl.gz"
 SAMPLE = 300  # papers read from paperlists-ml (fixed seed)
@@ -45,9 +46,11 @@ def write_sample(folder: Path) -> Path:
 @pytest.fixture(scope="session")
 def years_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample's real index (bundled model, exact FAISS, no sentence vectors: faster)."""
-    if "years" not in _BUILT:
-        folder = tmp_path_factory.mktemp("years-sample")
+    def make(folder: Path) -> Path:
         out = folder / "index"
         build([write_sample(folder / "corpus")], out, "default", sentences=False)
-        _BUILT["years"] = out
+        return out
+
+    if "years" not in _BUILT:
+        _BUILT["years"] = made_once(tmp_path_factory, "years-sample", make)
     return _BUILT["years"]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from explorer.errors import ExplorerError
+from explorer.model.cache import shared_embedder
 from explorer.model.embedder import AUTO, BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
 from explorer.settings import DEFAULT_BATCH_SIZE
 
@@ -25,7 +26,7 @@ CPUS_PER_ACTOR = 1
 def create_embedder(spec: ModelSpec, *, batch_size: int = DEFAULT_BATCH_SIZE, engine: str = LOCAL):
     """An object with Embedder's interface for `engine` ('local' or 'ray')."""
     if engine == LOCAL:
-        return Embedder(spec, batch_size=batch_size)
+        return shared_embedder(spec, batch_size=batch_size)  # model/cache.py: loaded once
     if engine == RAY:
         return RayEmbedder(spec, batch_size=batch_size)
     raise ExplorerError(f"Unknown engine {engine!r}: use {' or '.join(ENGINES)}.")

@@ -10,6 +10,7 @@ from pathlib import Path
 from explorer.artifacts.manifest import Manifest
 from explorer.artifacts.store import read_manifest, rebuild_hint
 from explorer.errors import IndexInvalidError, ModelNotFoundError
+from explorer.model.cache import shared_embedder
 from explorer.model.embedder import BUNDLED_NAMES, Embedder, ModelSpec, resolve_model
 
 
@@ -52,7 +53,7 @@ def start_warming(folder: Path, model: str | None, backend: str, batch: bool
     spec = comparable_model(read_manifest(folder), folder, model)
 
     def load() -> Embedder:
-        embedder = Embedder(spec, backend=backend, batch=batch)
+        embedder = shared_embedder(spec, backend=backend, batch=batch)
         embedder.warm_up()
         return embedder
 

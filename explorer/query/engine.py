@@ -18,6 +18,7 @@ from explorer.batching import IN_PROGRESS
 from explorer.corpus.papers import Paper
 from explorer.features.explanations.vectors import Sentences, SentenceVectors, stored_sentences
 from explorer.index.lexical import LexicalIndex
+from explorer.model.cache import shared_embedder
 from explorer.model.embedder import (
     AUTO,
     BATCHED_QUESTION_CHARS,
@@ -64,8 +65,8 @@ def _answering(verb: Callable) -> Callable:
 
 def load_model(explorer: Explorer) -> Embedder:
     """The index's model (Explorer.embedder), refused when not comparable (check_model)."""
-    return Embedder(explorer.check_model(explorer.model), backend=explorer.backend,
-                    batch=explorer.batch)
+    return shared_embedder(explorer.check_model(explorer.model), backend=explorer.backend,
+                           batch=explorer.batch)
 
 
 def load_sentences(explorer: Explorer) -> SentenceVectors:
