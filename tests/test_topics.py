@@ -5,7 +5,6 @@ agreeing with the library, hostile text inert, old indexes, updates and many thr
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -175,48 +174,6 @@ def test_hostile_text_stays_inert_in_names(tmp_path: Path):
                  for row in layer["data"]]
         assert texts and all(text.startswith("<img src=x") for text in texts)
         assert "html" not in json.dumps(spec).lower() and set(TOOLTIP) == {"text", "style"}
-
-
-def _as_before(folder: Path) -> dict:
-    """Rewrite the index in `folder` as a build from before the two levels wrote it: the map's
-    topics with three-word labels, no areas, closeness or neighbours (checksums updated)."""
-    manifest = json.loads((folder / "manifest.json").read_text())
-    entry = manifest["files"]["extras"]
-    extras = json.loads((folder / entry["name"]).read_text())
-    old = extras["map"]
-    for key in ("areas", "closeness"):
-        old.pop(key)
-    old["topics"] = [{"id": t["id"], "label": ", ".join(p.lower() for p in t["terms"][:3]),
-                      "terms": [p.lower() for p in t["terms"][:3]], "size": t["size"]}
-                     for t in old["topics"]]
-    data = json.dumps(extras).encode()
-    (folder / entry["name"]).write_bytes(data)
-    entry.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-    del entry["crc32"]
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    return old
-
-
-def test_an_old_index_loads_with_its_labels_and_a_rebuild_names_it(index_copy: Path):
-    from explorer.features.topics.ui import corpus_chart
-    from explorer.ui.links import Location
-
-    old = _as_before(index_copy)
-    explorer = Explorer.open(index_copy)
-    table = topic_table(explorer)
-    assert not table.has_areas and [t.name for t in topic_table(explorer).topics()] == [
-        t["label"] for t in sorted(old["topics"], key=lambda t: t["id"])]
-    assert all(t.parent is None and t.level == TOPIC for t in topic_table(explorer).topics())
-    table = topic_table(explorer)
-    assert sum(len(table.papers(t.topic_id)) for t in table.topics()) == 71
-    spec = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
-    labels = [layer for layer in spec["layers"] if layer["@@type"] == "TextLayer"]
-    assert [len(layer["data"]) for layer in labels] == [len(old["topics"])]
-    report = build([SEEDS], index_copy, "default")  # embeds nothing, keeps the layout
-    assert not report.up_to_date and report.embedded == 0
-    again = Explorer.open(index_copy)
-    assert topic_table(again).has_areas and corpus_map(again)["x"] == old["x"]
-    assert corpus_map(again)["topic"] == old["topic"]
 
 
 def test_an_update_keeps_topics_names_and_areas_consistent(index_copy: Path, tmp_path: Path):

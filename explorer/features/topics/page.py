@@ -126,7 +126,7 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
         return
     topic_id = topics.known_topic(table, location.topic)
     if topic_id is None:
-        topics_list_ui(location, table, hint)
+        topics_list_ui(location, table)
         return
     shown = topics.topic_page(explorer, topic_id)
     st.markdown(topics.heading_markdown(shown.topic))
@@ -151,10 +151,10 @@ def topic_ui(explorer: Explorer, location: Location, root: str, hint: str) -> No
     hits_ui(location, shown.hits, lit(explorer, shown.hits, explained=False), "t", terms=False)
 
 
-def topics_list_ui(location: Location, table, hint: str) -> None:
+def topics_list_ui(location: Location, table) -> None:
     """Every area (its name, size and key phrases) with its finer topics, two areas a row."""
     st.markdown("### Topics")
-    st.caption(topics.LIST_INTRO if table.has_areas else topics.ONE_LEVEL.format(command=hint))
+    st.caption(topics.LIST_INTRO if table.has_areas else topics.ONE_LEVEL)
     tops = [topic for topic in table.topics() if topic.parent is None]
     for start in range(0, len(tops), 2):
         for column, topic in zip(st.columns(2), tops[start:start + 2]):

@@ -36,8 +36,8 @@ LIST_INTRO = ("Topics found when the index was built: a few broad areas, and fin
               "each, named by the phrases their papers use most and other papers least.")
 PAPERS_NOTE = "Most central first: cos = cosine of the paper to the topic's centre."
 NO_TOPICS = "This index stores no topics. Rebuild it: `{command}`"
-ONE_LEVEL = ("This index was built before topics had two levels: one level is shown, with the "
-             "labels it was built with. Rebuild it for broad areas and named topics: `{command}`")
+ONE_LEVEL = ("Topics found when the index was built (too few papers for broad areas), named by "
+             "the phrases their papers use most and other papers least.")
 MAP_ZOOM = "Zoom to"
 
 
