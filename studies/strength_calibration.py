@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,7 +27,9 @@ import numpy as np
 from benchmarks.common import machine
 from explorer import wording
 from explorer.eval.evaluate import model_suffix
+from explorer.model.embedder import resolve_model
 from explorer.ranking.calibration import GATE, GATED_CHANCE, relevance, relevance_features
+from explorer.ranking.fitted import calibration_for
 from studies.strength_data import SMALL, Judged, Sizes, judged_sets
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -62,9 +65,11 @@ def _features(j: Judged, absent: bool) -> np.ndarray:
                               j.absent_best if absent else ())
 
 
-def calibrated(weights: np.ndarray, absent: bool = True, gate: float = GATE) -> Words:
-    """The words of the model with `weights` (and, with `absent`, its gate at `gate`%)."""
-    return lambda j: [wording.relevance_word(float(p)) for p in relevance(
+def calibrated(weights: np.ndarray, absent: bool = True, gate: float = GATE,
+               cuts: tuple[tuple[float, str], ...] = wording.RELEVANCE_WORDS) -> Words:
+    """The words of the model with `weights` (and, with `absent`, its gate at `gate`%), the
+    chances named by `cuts` (wording.RELEVANCE_WORDS')."""
+    return lambda j: [wording.relevance_word(float(p), cuts) for p in relevance(
         j.scores, j.quantiles, weights, cosines=j.cosines if absent else None,
         absent=j.absent_best if absent else (), gate=gate)]
 
@@ -89,7 +94,9 @@ def gate_sweep(sets: dict[str, list[Judged]]) -> list[dict]:
         rows.append({"gate": gate, "targets": read["seeds"]["targets_strong_or_good"],
                      "odd targets": halved["targets_strong_or_good"],
                      "hand": "{1}/{0}".format(*read["seeds"]["hand_written_absent"]),
-                     **{name: r["absent_top_above_weak"] for name, r in read.items()}})
+                     **{name: r["absent_top_above_weak"] for name, r in read.items()},
+                     **{f"{name} topic": r["topic_absent_top_above_weak"]
+                        for name, r in read.items()}})
     return rows
 
 
@@ -114,6 +121,7 @@ def report(lists: Sequence[Judged], words: Words) -> dict:
     by_word = {word: [0, 0] for word in wording.WORDS}
     above, absent, targets, good = 0, 0, 0, 0
     hand = [0, 0]  # the hand-written absent topics (tests/absent_topics.py): lists, above weak
+    topic = [0, 0]  # the self-supervised ones with the topic gone too (Judged.topic)
     for j in lists:
         said = words(j)
         for word, relevant in zip(said, j.relevant):
@@ -125,13 +133,18 @@ def report(lists: Sequence[Judged], words: Words) -> dict:
         elif j.absent and said:
             absent += 1
             above += said[0] != wording.WEAK
+        if j.topic is not None and len(j.topic.scores):
+            topic[0] += 1
+            topic[1] += words(j.topic)[0] != wording.WEAK
         if j.kind == "paraphrase" and not j.absent:
             targets += 1
             good += j.target_rank is not None and said[j.target_rank - 1] in wording.WORDS[:2]
     return {"words": {w: {"hits": n, "relevant": round(r / n, 3) if n else None}
                       for w, (n, r) in by_word.items()},
             "absent_lists": absent, "absent_top_above_weak": round(above / absent, 3) if absent
-            else None, "hand_written_absent": hand, "paraphrase_targets": targets,
+            else None, "hand_written_absent": hand, "topic_absent_lists": topic[0],
+            "topic_absent_top_above_weak": round(topic[1] / topic[0], 3) if topic[0] else None,
+            "paraphrase_targets": targets,
             "targets_strong_or_good": round(good / targets, 3) if targets else None}
 
 
@@ -164,30 +177,34 @@ def markdown(result: dict) -> str:
              "is held out. Share relevant per word (hits so labelled); absent: the share of "
              "absent-topic questions whose top hit reads above *weak*; targets: the share of "
              "seed paraphrase targets that read *strong* or *good match*.", "",
-             f"Shipped weights (fitted on all sets): `{result['weights']}` (an index without the "
-             f"absent-topic bests: `{result['three_signal_weights']}`); lists per set: "
-             f"{result['lists']}.", ""]
+             f"Weights fitted on all sets, this run: `{result['weights']}` (an index without the "
+             f"absent-topic bests: `{result['three_signal_weights']}`); shipped (ranking/"
+             f"fitted.py): `{result.get('shipped')}`; lists per set: {result['lists']}. "
+             f"CPU flags: {result.get('flags')}; load average {result.get('load')}.", ""]
     lines += ["## The gate, chosen on the seeds", "", "Absent-topic top hits above weak per "
               "set and seed targets strong/good, by the gate's percentile of the corpus's "
               "absent-topic bests (each set read by weights fitted on the others); shipped: "
               f"{result['gate']}; the rule (highest gate with both targets >= 0.85) picks "
-              f"{result['gate_by_rule']}.", "", "| gate % | targets | odd targets | hand-written | "
+              f"{result['gate_by_rule']}. Per set, near-but-absent (its relevant papers and "
+              "their versions left out) / topic-absent (their close neighbours too: "
+              "strength_data.KIN).", "", "| gate % | targets | odd targets | hand-written | "
               + " | ".join(result["lists"]) + " |", "|---|---|---|---|" + "---|" * len(result["lists"])]
     lines += [f"| {row['gate']} | {row['targets']} | {row['odd targets']} | {row['hand']} | "
-              + " | ".join(str(row[name]) for name in result["lists"]) + " |"
-              for row in result["gate_sweep"]]
+              + " | ".join(f"{row[name]} / {row[name + ' topic']}" for name in result["lists"])
+              + " |" for row in result["gate_sweep"]]
     lines.append("")
     for name, pair in result["held_out"].items():
         lines += [f"## {name}", "", "| words | " + " | ".join(wording.WORDS)
-                  + " | absent above weak | hand-written above weak | targets strong/good |",
-                  "|---|" + "---|" * (len(wording.WORDS) + 3)]
+                  + " | absent above weak | topic-absent above weak | hand-written above weak "
+                  "| targets strong/good |", "|---|" + "---|" * (len(wording.WORDS) + 4)]
         for label, r in pair.items():
             cells = [f"{r['words'][w]['relevant'] if r['words'][w]['hits'] else '-'} "
                      f"({r['words'][w]['hits']})" for w in wording.WORDS]
             hand = "{1}/{0}".format(*r["hand_written_absent"]) if r["hand_written_absent"][0] \
                 else "-"
             lines.append(f"| {label} | " + " | ".join(cells) + f" | {r['absent_top_above_weak']}"
-                         f" | {hand} | {r['targets_strong_or_good']} |")
+                         f" | {r['topic_absent_top_above_weak']} | {hand} | "
+                         f"{r['targets_strong_or_good']} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -215,7 +232,10 @@ def main(argv: list[str] | None = None) -> Path:
     gate = max([row["gate"] for row in sweep if min(row["targets"], row["odd targets"]) >= 0.85],
                default=0)
     everything = [j for ls in sets.values() for j in ls]
+    shipped = calibration_for(resolve_model(args.model).model_id)
     result = {"date": time.strftime("%Y-%m-%d"), "cpu": machine()["cpu"], "model": args.model,
+              "flags": machine()["flags"], "load": round(os.getloadavg()[0], 1),
+              "shipped": list(shipped.relevance_weights) if shipped else None,
               "sizes": sizes.__dict__,
               "lists": {name: len(lists) for name, lists in sets.items()},
               "weights": [round(float(w), 3) for w in fit(everything)],

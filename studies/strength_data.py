@@ -71,6 +71,11 @@ class Sizes:
 SMALL = Sizes(papers=150, acm_cited=100, acm_others=50)
 QUESTIONS_PER_KIND = 150
 TOP = 10
+# A topic-absent list (Judged.topic) also drops every paper at or above this percentile of the
+# corpus's random paper-pair cosines with a relevant paper: a paper's title asked without that
+# paper and its versions still finds its close neighbours ('FlowNet3D ...' -> 'HPLFlowNet ...
+# Scene Flow'), a near-but-absent question, not an absent topic.
+KIN = 97.0
 VERSIONS = 0.95  # the default model's (fitted.py); a model's own: Embedded.versions
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -91,6 +96,7 @@ class Judged:
     quantiles: tuple[float, ...]
     target_rank: int | None = None
     absent_best: tuple[float, ...] = ()
+    topic: Judged | None = None  # an absent list's question with the topic gone too (kin_of)
 
 
 class Embedded:
@@ -143,10 +149,25 @@ def asked(corpus: Corpus, name: str, kind: str, text: str, vector: np.ndarray,
     if both and relevant:
         near = corpus.vectors @ corpus.vectors[sorted(relevant)].T  # (n, r)
         gone = set(relevant) | set(np.flatnonzero((near > versions).any(axis=1)).tolist())
-        rows, scores = ranked(corpus, text, vector, sorted(gone))
-        out.append(Judged(name, kind, True, scores, corpus.vectors[rows] @ vector,
-                          np.zeros(len(rows), bool), quantiles, absent_best=absent))
+        kin = gone | kin_of(corpus, relevant)
+        lists = []
+        for removed in (kin, gone):
+            rows, scores = ranked(corpus, text, vector, sorted(removed))
+            lists.append(Judged(name, kind, True, scores, corpus.vectors[rows] @ vector,
+                                np.zeros(len(rows), bool), quantiles, absent_best=absent,
+                                topic=lists[0] if lists else None))
+        out.append(lists[1])
     return out
+
+
+def kin_of(corpus: Corpus, relevant: set[int], percent: float = KIN) -> set[int]:
+    """The rows whose cosine with one of the `relevant` rows reaches `percent`% of the corpus's
+    random paper pairs (`similar` would call them a "good match" at KIN = 97): the relevant
+    papers' topic, which a question about a topic the corpus lacks must not find either."""
+    pairs = corpus.references[PAPER_KIND]
+    level = pairs[round(percent / 100 * (len(pairs) - 1))]
+    near = corpus.vectors @ corpus.vectors[sorted(relevant)].T  # (n, r)
+    return set(np.flatnonzero((near >= level).any(axis=1)).tolist())
 
 
 def corpus_of(papers: list[Paper], vectors: np.ndarray, named: list[Paper],
