@@ -17,7 +17,7 @@ WORDS = (*(word for _, word in STRENGTHS), WEAK)  # strongest first
 # A question's hit is named by the chance that it is relevant (ranking/calibration.relevance,
 # fitted on judged questions: studies/strength_calibration.py), strongest first; below the
 # last: WEAK. What each word has meant held out: studies/results/strength-calibration.md.
-RELEVANCE_WORDS = ((0.5, "strong match"), (0.3, "good match"), (0.2, "related"))
+RELEVANCE_WORDS = ((0.5, "strong match"), (0.3, "good match"), (0.22, "related"))
 SCORE_HELP = ("The score the list is ordered by: the cosine similarity plus a share for the "
               "words a paper shares with the question. The word says how strong the cosine is "
               "in this corpus: its rank among random question–paper cosines (for a question) "
@@ -54,7 +54,7 @@ def strength(percentile: float) -> str:
 
 
 def meaning(word: str) -> str:
-    """What a question's hit's `word` claims: 'chance relevant 0.5 or more' ('below 0.2')."""
+    """What a question's hit's `word` claims: 'chance relevant 0.5 or more' ('below 0.22')."""
     cuts = dict((name, cut) for cut, name in RELEVANCE_WORDS)
     if word in cuts:
         upper = [cut for cut, _ in RELEVANCE_WORDS if cut > cuts[word]]
@@ -63,9 +63,11 @@ def meaning(word: str) -> str:
     return f"chance relevant below {RELEVANCE_WORDS[-1][0]:g}"
 
 
-def relevance_word(chance: float) -> str:
-    """The word for a question's hit with this chance (0-1) of being relevant."""
-    for threshold, word in RELEVANCE_WORDS:
+def relevance_word(chance: float, cuts: tuple[tuple[float, str], ...] = RELEVANCE_WORDS
+                   ) -> str:
+    """The word for a question's hit with this chance (0-1) of being relevant (`cuts`: other
+    cuts than RELEVANCE_WORDS', for a study)."""
+    for threshold, word in cuts:
         if chance >= threshold:
             return word
     return WEAK
