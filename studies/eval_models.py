@@ -58,8 +58,9 @@ def strength_table(first: dict, second: dict, names: tuple[str, str]) -> list[st
         lines.append(f"| {word}: share relevant (hits) | {x['relevant']} ({x['hits']}) | "
                      f"{y['relevant']} ({y['hits']}) |")
     for key, label in (("answer_strong_or_good", "first relevant hit strong or good"),
-                       ("absent_top_above_weak", "absent-topic top hit above weak")):
-        lines.append(f"| {label} | {a[key]} | {b[key]} |")
+                       ("absent_top_above_weak", "near-but-absent top hit above weak"),
+                       ("topic_absent_top_above_weak", "absent-topic top hit above weak")):
+        lines.append(f"| {label} | {a.get(key, '-')} | {b.get(key, '-')} |")
     return lines
 
 
