@@ -18,8 +18,9 @@ import argparse
 
 import numpy as np
 
-from benchmarks.common import QUERIES, load_abstracts, paper_text, plain_model, save, timed
+from benchmarks.common import QUERIES, ROOT, load_abstracts, paper_text, plain_model, save, timed
 from benchmarks.quantised import CANDIDATES, candidate
+from explorer.corpus.papers import read_corpus
 from explorer.model.embedder import Embedder, resolve_model
 
 TOP_K = 10
@@ -34,11 +35,15 @@ def run(argv: list[str]) -> None:
                         default="openvino-int8:32,openvino-int8:8,openvino:32,openvino:8,onnx:32")
     parser.add_argument("--models", default="default",
                         help="comma-separated models, each with its own baseline (e.g. default,mpnet)")
+    parser.add_argument("--seeds", action="store_true",
+                        help="also embed the 71 seed abstracts (seeds/) beside the paperlists ones")
     parser.add_argument("--query-repeats", type=int, default=30,
                         help="timed embeddings of one short question per config and round")
     args = parser.parse_args(argv)
     records = load_abstracts(args.n)
     texts, measured = [paper_text(r) for r in records], {r["doc_id"] for r in records}
+    if args.seeds:
+        texts += [paper.text for paper in read_corpus([ROOT / "seeds"]).papers]
     models = args.models.split(",")
     configs: dict[str, tuple[_Embed, str]] = {}  # name -> (embed, its model's baseline name)
     for model_name in models:
@@ -67,7 +72,9 @@ def run(argv: list[str]) -> None:
             | {"query_ms": round(1000 * float(np.median(latencies[name])), 2)}
             for name, (embed, base) in configs.items()]
     suffix = "" if models == ["default"] else "-" + "-".join(models)
-    save(f"embed{suffix}", f"Embedding throughput and drift, {len(texts)} paperlists-ml abstracts",
+    seeds = len(texts) - len(records)
+    what = f"{len(records)} paperlists-ml" + (f" and {seeds} seed" if seeds else "")
+    save(f"embed{suffix}", f"Embedding throughput and drift, {what} abstracts",
          rows, ["config", "abstracts_per_s", "ratio", "query_ms", "drift_mean", "drift_max",
                 "query_drift_max", "top10_sets_changed", "top10_overlap"],
          notes=__doc__.strip())

@@ -20,7 +20,7 @@ from explorer.model.embedder import Embedder, resolve_model
 from explorer.query.engine import Explorer
 from explorer.settings import default_cache_dir
 from tests.conftest import SEEDS
-from tests.test_upgrade import wait_for
+from tests.test_upgrade import any_question_time, wait_for  # noqa: F401 (a fixture)
 
 PAPERS = 12  # seed papers: mpnet embeds a few a second on two loaded cores
 

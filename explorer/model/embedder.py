@@ -103,7 +103,10 @@ class Embedder:
         self.fallbacks: list[str] = []  # why earlier candidates of `auto` were skipped
         self._tokenizer_lock = threading.Lock()  # torch: HF tokenizers change state per call
         # Static int8 is automatic only for the model its drift and nDCG were measured on (the
-        # bundled one); another model's activations may quantise worse: `openvino-int8` asks.
+        # bundled one: mean cosine drift 0.0012 from fp32); another model's activations may
+        # quantise worse: `openvino-int8` asks. mpnet's, measured on a Zen 4 EPYC (VNNI, bf16):
+        # mean drift 0.0064, max 0.0101, 5 of 16 top-10 sets changed, at 1.6x bf16's rate; its
+        # bf16 0.00002 (benchmarks/results/embed-mpnet-zen4-bf16.md), so mpnet stays on bf16.
         candidates = auto_backends(static_int8=spec.model_id == BUNDLED_ID) if backend == AUTO \
             else [backend]
         for candidate in candidates:

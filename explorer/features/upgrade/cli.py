@@ -12,9 +12,11 @@ from explorer.features.upgrade.stage import (
     LARGE,
     LIMIT_SECONDS,
     MISSING,
+    QUESTION_LIMIT_MS,
     RUNNING,
     SAME,
     SAMPLE,
+    SLOW,
     Plan,
     plan_upgrade,
     start_upgrade,
@@ -78,8 +80,8 @@ def after_build(args, settings: Settings, out: Path) -> Plan | None:
 
 
 def _measuring(model_id: str) -> None:
-    print(f"explorer: timing {model_id.rsplit('/', 1)[-1]} on {SAMPLE} abstracts here (once per "
-          "computer) to estimate its upgrade...", file=sys.stderr, flush=True)
+    print(f"explorer: timing {model_id.rsplit('/', 1)[-1]} on {SAMPLE} abstracts and a few "
+          "questions here (once per computer) to plan its upgrade...", file=sys.stderr, flush=True)
 
 
 def plan_line(plan: Plan, out: Path) -> str:
@@ -93,10 +95,15 @@ def plan_line(plan: Plan, out: Path) -> str:
     minutes = f"about {duration(plan.seconds or 0)} at {plan.rate:.1f} papers/s here"
     if plan.reason == RUNNING:
         return f"the upgrade of {out} to {name} is under way ({plan.papers:,} papers to go)."
+    if plan.reason == SLOW:
+        return (f"{name} took {plan.question_ms:.0f} ms to embed a question here (measured once "
+                f"per computer), over the {QUESTION_LIMIT_MS:.0f} ms a question's model run may "
+                f"take: the index keeps the fast model (`--model {name}` embeds with it anyway).")
     if plan.reason == LARGE:
         return (f"{plan.papers:,} papers would take {minutes} with {name}, over the "
                 f"{LIMIT_SECONDS // 60}-minute limit of a background upgrade: the index keeps the "
                 f"fast model (`explorer build ... --model {name}` embeds with {name} now).")
     return (f"upgrading {out} to {name} in the background: {plan.papers:,} papers, {minutes} "
-            f"(nice 10); searchable meanwhile with the fast model, swapped whole when done. "
+            f"(nice 10; a question then takes {plan.question_ms or 0:.0f} ms to embed); "
+            f"searchable meanwhile with the fast model, swapped whole when done. "
             f"Progress: the app's sidebar, or {out}/.upgrade.json ({OFF_HINT}).")
