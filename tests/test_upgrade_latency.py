@@ -82,6 +82,18 @@ def test_a_rate_recorded_before_questions_were_timed_is_measured_again(
     assert recorded_probe(tmp_path, spec) == (FAST_RATE, 1.0)
 
 
+@pytest.mark.parametrize("busy, measured_again", [(0.5, False), (3.0, True)])
+def test_a_refusal_timed_on_an_overloaded_computer_is_measured_again(
+        index_copy, strong_model, tmp_path, monkeypatch, busy, measured_again):  # noqa: F811
+    spec = resolve_model(str(strong_model))
+    slow = {"rate": FAST_RATE, "question_ms": 2 * QUESTION_LIMIT_MS, "busy": busy}
+    (tmp_path / RATES).write_text(json.dumps({spec.fingerprint: slow}), encoding="utf-8")
+    measured = fake_probe(monkeypatch, 1.0)
+    plan = plan_upgrade(index_copy, str(strong_model), tmp_path, batch_size=8)
+    assert measured == (["strong-model"] if measured_again else [])
+    assert plan.reason == ("" if measured_again else SLOW)
+
+
 def test_the_real_probe_times_a_real_models_questions_and_the_build_reports_it(
         index_copy, strong_model, tmp_path):  # noqa: F811
     said: list[str] = []
@@ -89,8 +101,10 @@ def test_the_real_probe_times_a_real_models_questions_and_the_build_reports_it(
     assert said == ["strong-model"]
     assert plan.rate is not None and plan.rate > 0
     assert plan.question_ms is not None and plan.question_ms > 0
-    assert recorded_probe(tmp_path, plan.target) == pytest.approx(
+    entry = json.loads((tmp_path / RATES).read_text(encoding="utf-8"))[plan.target.fingerprint]
+    assert (entry["rate"], entry["question_ms"]) == pytest.approx(
         (plan.rate, plan.question_ms), rel=1e-2)
+    assert entry["busy"] >= 0
     assert plan.reason == (SLOW if plan.question_ms > QUESTION_LIMIT_MS else "")
     line = plan_line(plan, index_copy)
     assert f"{plan.question_ms:.0f} ms" in line

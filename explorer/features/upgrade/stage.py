@@ -103,19 +103,22 @@ def recorded_probe(cache_dir: Path, spec: ModelSpec) -> tuple[float, float] | No
     rate, question_ms = entry.get("rate"), entry.get("question_ms")
     if not all(isinstance(v, (int, float)) and v > 0 for v in (rate, question_ms)):
         return None
+    if question_ms > QUESTION_LIMIT_MS and entry.get("busy", 0) > 1:
+        return None  # a refusal measured while the computer was overloaded is measured again
     return float(rate), float(question_ms)
 
 
 def record_rate(cache_dir: Path, spec: ModelSpec, rate: float,
-                question_ms: float | None = None) -> None:
+                question_ms: float | None = None, busy: float = 0.0) -> None:
     """Remember `rate` (papers/s) for this model on this computer, and `question_ms` when
-    given (else the one recorded stays)."""
+    given (else the one recorded stays) with `busy`, the load average per core it was timed at."""
     rates = _rates(cache_dir)
     entry = rates.get(spec.fingerprint)
     entry = entry if isinstance(entry, dict) else {}
     entry["rate"] = round(rate, 3)
     if question_ms is not None:
         entry["question_ms"] = round(question_ms, 2)
+        entry["busy"] = round(busy, 2)
     rates[spec.fingerprint] = entry
     cache_dir.mkdir(parents=True, exist_ok=True)
     text = json.dumps(rates, indent=1)
@@ -153,7 +156,8 @@ def measure_probe(folder: Path, spec: ModelSpec, batch_size: int, cache_dir: Pat
         embedder.embed_query(title)
         seconds.append(time.perf_counter() - started)
     question_ms = 1000 * statistics.median(seconds)
-    record_rate(cache_dir, spec, rate, question_ms)
+    busy = os.getloadavg()[0] / (os.cpu_count() or 1)
+    record_rate(cache_dir, spec, rate, question_ms, busy)
     return rate, question_ms
 
 
