@@ -74,8 +74,8 @@ def test_hybrid_answers_over_hnsw_equal_the_exact_ones(pair):
 
 
 def test_threads_searching_one_hnsw_index_get_the_answers_of_one_thread(pair):
-    """efSearch is the index's (set once at build and load), never set per call: searches
-    from many threads at once answer as a lone search does."""
+    """efSearch goes with each search (faiss.SearchParametersHNSW), never set on the shared
+    index: searches from many threads at once answer as a lone search does."""
     _, approximate = pair
     index = approximate.artifacts.index
     queries = approximate.vectors[:64]
@@ -85,6 +85,36 @@ def test_threads_searching_one_hnsw_index_get_the_answers_of_one_thread(pair):
     def ask(start: int) -> None:
         for i in range(start, len(queries), 4):
             answers[i] = index.search(queries[i], TOP_K)[1]
+
+    threads = [threading.Thread(target=ask, args=(start,)) for start in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for i, rows in enumerate(alone):
+        np.testing.assert_array_equal(answers[i], rows)
+
+
+def test_threads_asking_with_different_pools_each_get_their_own_pools_answers(pair):
+    """Searches of one index with a small and a large efSearch at once, from four threads:
+    each answer is the one a lone search with its own pool gives (a pool set on the shared
+    index by one thread would leak into the others' searches)."""
+    _, approximate = pair
+    index, vectors = approximate.artifacts.index, approximate.vectors
+    noise = np.random.default_rng(7).standard_normal((64, vectors.shape[1])).astype(np.float32)
+    queries = vectors[:64] + 0.5 * noise / np.sqrt(vectors.shape[1])
+    pools = [TOP_K if i % 2 else 512 for i in range(len(queries))]
+    alone = [index.search(q, TOP_K, breadth=pool)[1] for q, pool in zip(queries, pools)]
+    small = np.array([a[0] for a, pool in zip(alone, pools) if pool == TOP_K])
+    large = np.array([a[0] for a, pool in zip(alone, pools) if pool == 512])
+    truth = _exact_rows(vectors, queries)
+    assert _recall(large, truth[0::2]) >= 0.99
+    assert _recall(small, truth[1::2]) < 1.0  # the pools answer differently: this can fail
+    answers: dict[int, np.ndarray] = {}
+
+    def ask(start: int) -> None:
+        for i in range(start, len(queries), 4):
+            answers[i] = index.search(queries[i], TOP_K, breadth=pools[i])[1]
 
     threads = [threading.Thread(target=ask, args=(start,)) for start in range(4)]
     for thread in threads:
