@@ -6,6 +6,10 @@ The head gets no CPUs, so every embedding actor runs on a worker node and the dr
 process that calls `ray.init(address=cluster.address)`) only reads, writes and coordinates,
 as a build's driver does on a real cluster. Each node is a process group of ours: stopping
 the cluster ends those groups only, never another Ray on the machine (no `ray stop`).
+
+Authentication: the nodes run without Ray's tokens and are pointed away from ~/.ray/auth_token
+(RAY_AUTH_MODE=disabled, RAY_AUTH_TOKEN_PATH in the cluster's temp folder): a token file that
+another Ray on the machine left there made the head refuse its own worker nodes.
 """
 
 from __future__ import annotations
@@ -52,9 +56,12 @@ class LocalCluster:
         self.cpus_per_worker = cpus_per_worker
         self._workers_wanted = workers
         self._nodes: list[subprocess.Popen] = []
+        self._names: list[str] = []
         self._root = Path(tempfile.mkdtemp(prefix="rc-", dir="/tmp"))  # short: unix sockets
         self.port = free_ports(1)[0]
         self.address = f"127.0.0.1:{self.port}"
+        self._auth = {"RAY_AUTH_MODE": "disabled",
+                      "RAY_AUTH_TOKEN_PATH": str(self._root / "no-token")}
 
     def __enter__(self) -> LocalCluster:
         try:
@@ -107,7 +114,9 @@ class LocalCluster:
                 os.killpg(node.pid, signal.SIGKILL)
                 node.wait()
         self._nodes.clear()
+        self._names.clear()
         shutil.rmtree(self._root, ignore_errors=True)
+
 
     def _start(self, args: list[str], name: str) -> None:
         node_manager, object_manager, agent, grpc, metrics, runtime_env = free_ports(6)
@@ -117,16 +126,18 @@ class LocalCluster:
                  f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}",
                  "--min-worker-port=0", "--max-worker-port=0"]  # 0: the system's free ports
         log = open(self._root / f"{name}.log", "wb")  # noqa: SIM115 - the node writes it
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+        env = {**os.environ, **self._auth, "RAY_USAGE_STATS_ENABLED": "0"}
         env.pop("RAY_ADDRESS", None)
         self._nodes.append(subprocess.Popen(
             [*ray_command(), "start", "--block", "--disable-usage-stats",
              f"--object-store-memory={OBJECT_STORE_BYTES}", *ports, *args],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
         log.close()
+        self._names.append(name)
 
     def _check_alive(self) -> None:
-        for node in self._nodes:
+        for node, name in zip(self._nodes, self._names):
             if node.poll() is not None:
-                raise RuntimeError(f"a node of the simulated Ray cluster exited "
-                                   f"({node.returncode}); logs under {self._root}")
+                log = (self._root / f"{name}.log").read_text(errors="replace")[-1500:]
+                raise RuntimeError(f"the {name} node of the simulated Ray cluster exited "
+                                   f"({node.returncode}); the end of its log:\n{log}")

@@ -5,31 +5,21 @@ its exact index. (Recall and speed at 100k-1M: benchmarks.run scale.)"""
 
 from __future__ import annotations
 
-import shutil
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from explorer.artifacts.store import read_manifest
-from explorer.index.dense import EXACT, IVF, IVF_PROBES
-from explorer.ingest.run import build
+from explorer.index.dense import IVF, IVF_PROBES
 from explorer.query.engine import Explorer
-from tests.test_approximate import QUESTIONS, TOP_K
+from tests.test_approximate import QUESTIONS, TOP_K, answers_in_threads, rebuilt_as
 from tests.venue_fixtures import venue_index  # noqa: F401 - the fixture, shared
 
 
 @pytest.fixture(scope="module")
 def pair(venue_index: Path, tmp_path_factory) -> tuple[Explorer, Explorer]:  # noqa: F811
     """(exact, ivf): the venue index as built, and a copy rebuilt as IVF (nothing embedded)."""
-    exact = Explorer.open(venue_index)
-    assert exact.manifest.index_type == EXACT
-    out = tmp_path_factory.mktemp("venues-ivf") / "index"
-    shutil.copytree(venue_index, out)
-    report = build(exact.manifest.inputs, out, "default", index_type=IVF, sentences=False)
-    assert report.embedded == 0 and read_manifest(out).index_type == IVF
-    return exact, Explorer.open(out)
+    return rebuilt_as(venue_index, tmp_path_factory, IVF)
 
 
 def _recall(found: np.ndarray, truth: np.ndarray) -> float:
@@ -93,16 +83,7 @@ def test_threads_with_different_breadths_each_get_their_own_answers(pair):
     alone = [index.search(q, TOP_K, breadth=b)[1] for q, b in zip(queries, breadths)]
     assert any(not np.array_equal(alone[i], index.search(queries[i], TOP_K)[1])
                for i in range(1, len(queries), 2))  # breadth 1 answers differently: can fail
-    answers: dict[int, np.ndarray] = {}
-
-    def ask(start: int) -> None:
-        for i in range(start, len(queries), 3):  # each thread asks with both breadths
-            answers[i] = index.search(queries[i], TOP_K, breadth=breadths[i])[1]
-
-    threads = [threading.Thread(target=ask, args=(start,)) for start in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = answers_in_threads(  # three threads: each asks with both breadths
+        lambda i: index.search(queries[i], TOP_K, breadth=breadths[i])[1], len(queries), 3)
     for i, rows in enumerate(alone):
         np.testing.assert_array_equal(answers[i], rows)
