@@ -14,11 +14,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from benchmarks.common import save, timed
-from explorer.index.dense import EXACT, HNSW, HNSW_EF_SEARCH, VectorIndex
+from explorer.index.dense import EXACT, HNSW, VectorIndex
 
 TOP_K = 10
 
@@ -73,7 +72,7 @@ def _measure(kind, vectors, queries, exact_rows, ef, work: Path) -> tuple[np.nda
     else:
         seconds_shown = 0.0  # built for an earlier efSearch value
     index, path, _, rss_added = _built[kind]
-    if ef is not None and ef != HNSW_EF_SEARCH:
+    if ef is not None:
         index = _with_ef_search(path, ef)
     latencies, found = [], []
     for query in queries:
@@ -97,11 +96,8 @@ def _measure(kind, vectors, queries, exact_rows, ef, work: Path) -> tuple[np.nda
 
 
 def _with_ef_search(path: Path, ef: int) -> VectorIndex:
-    """The saved HNSW index searched with efSearch `ef` (VectorIndex.build and .load set
-    HNSW_EF_SEARCH, and VectorIndex has no public setter for it)."""
-    graph = faiss.read_index(str(path))
-    faiss.downcast_index(graph).hnsw.efSearch = ef
-    return VectorIndex(graph, HNSW)
+    """The saved HNSW index searched with efSearch `ef` (per search, as the product does)."""
+    return VectorIndex.load(path, HNSW, breadth=ef)
 
 
 def _rss_mb() -> float:

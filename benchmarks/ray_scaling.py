@@ -7,6 +7,11 @@ the actors and loading their models; Ray itself is started before timing (a clus
 running). The ratio is abstracts/s against one Ray worker: how throughput scales with workers.
 On this 2-core machine the local engine already uses both cores, so Ray cannot beat it here;
 the rows say what one more worker (a core of a cluster) adds.
+
+`--cluster`: the same on a multi-node cluster simulated here (benchmarks/ray_cluster.py): a head
+without CPUs and worker nodes of one CPU each, separate `ray start` processes; this process is
+the driver, connected by address. First one worker node, then a second joins: the rows are
+1 and 2 nodes, one actor each.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from benchmarks.common import load_abstracts, paper_text, save
+from benchmarks.common import load_abstracts, machine, paper_text, save
 from explorer.model.distributed import RayEmbedder
 from explorer.model.embedder import Embedder, resolve_model
 
@@ -23,11 +28,15 @@ def run(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="benchmarks.run ray")
     parser.add_argument("--n", type=int, default=1000, help="abstracts (default 1000)")
     parser.add_argument("--workers", default="1,2", help="actor counts to measure")
+    parser.add_argument("--cluster", action="store_true",
+                        help="on a simulated multi-node cluster: 1, then 2 worker nodes")
     args = parser.parse_args(argv)
     import ray
 
     texts = [paper_text(r) for r in load_abstracts(args.n)]
     spec = resolve_model("default")
+    if args.cluster:
+        return _on_cluster(ray, spec, texts)
     ray.init(num_cpus=max(int(w) for w in args.workers.split(",")), include_dashboard=False,
              log_to_driver=False)
     try:
@@ -42,6 +51,26 @@ def run(argv: list[str]) -> None:
         row["vs_one_ray_worker"] = round(row["abstracts_per_s"] / one, 2)
     save("ray", f"Embedding with Ray Data by workers, {args.n} paperlists-ml abstracts", rows,
          ["engine", "seconds", "abstracts_per_s", "vs_one_ray_worker", "backend"],
+         notes=__doc__.strip())
+
+
+def _on_cluster(ray, spec, texts: list[str]) -> None:
+    from benchmarks.ray_cluster import LocalCluster
+
+    rows = [_row("local engine (all cores, no Ray)", Embedder(spec), texts)]
+    with LocalCluster(workers=1) as cluster:
+        ray.init(address=cluster.address, log_to_driver=False)
+        try:
+            rows.append(_row("cluster, 1 worker node", RayEmbedder(spec, workers=1), texts))
+            cluster.add_worker()
+            rows.append(_row("cluster, 2 worker nodes", RayEmbedder(spec, workers=2), texts))
+        finally:
+            ray.shutdown()
+    for row in rows:
+        row["vs_one_worker_node"] = round(row["abstracts_per_s"] / rows[1]["abstracts_per_s"], 2)
+    save(f"ray-cluster-{machine()['cpu_id']}", "Embedding with Ray Data on a simulated "
+         f"3-node cluster, {len(texts)} paperlists-ml abstracts", rows,
+         ["engine", "seconds", "abstracts_per_s", "vs_one_worker_node", "backend"],
          notes=__doc__.strip())
 
 

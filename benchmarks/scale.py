@@ -1,4 +1,4 @@
-"""Scale: the exact flat scan against the approximate index (HNSW) at 100k, 1M (and 2.7M)
+"""Scale: the exact flat scan against the approximate indexes (IVF, HNSW) at 100k, 1M (and 2.7M)
 papers, in one run: build time, resident memory while serving, one-question p50/p99, recall@10.
 
 Vectors. Embedding 1M abstracts is out of reach here, so the corpora are simulated from real
@@ -33,7 +33,7 @@ import numpy as np
 
 from benchmarks.common import QUERIES, ROOT, load_abstracts, machine, paper_text, save, timed
 from benchmarks.indexes import work_dir
-from explorer.index.dense import EXACT, HNSW, HNSW_EF_SEARCH, HNSW_M, VectorIndex
+from explorer.index.dense import EXACT, HNSW, HNSW_EF_CONSTRUCTION, HNSW_M, IVF_REFINE, VectorIndex
 
 TOP_K = 10
 REAL = 4000  # real abstracts the stand-ins are made from
@@ -49,9 +49,8 @@ path, kind, questions, out, ef = sys.argv[1:6]
 started = time.perf_counter()
 index = VectorIndex.load(path, kind)
 opened = time.perf_counter() - started
-if ef != "-":  # another efSearch than the product's: set once, on the index, as load does
-    import faiss
-    faiss.downcast_index(index._index).hnsw.efSearch = int(ef)
+if ef != "-":  # another breadth than the product's: for every search, as load does
+    index = VectorIndex.load(path, kind, breadth=int(ef))
 questions = np.load(questions)
 for q in questions[:2]: index.search(q, 10)
 seconds, rows = [], []
@@ -62,7 +61,7 @@ for q in questions:
 np.save(out, np.array(rows))
 status = dict(line.split(":", 1) for line in open("/proc/self/status"))
 mib = {key: int(status[key].split()[0]) / 1024 for key in ("VmRSS", "RssAnon", "RssFile")}
-print(json.dumps({"open_s": opened, "seconds": seconds, **mib}))
+print(json.dumps({"open_s": opened, "seconds": seconds, "breadth": index.breadth, **mib}))
 """
 
 
@@ -72,8 +71,8 @@ def run(argv: list[str]) -> None:
     parser.add_argument("--kinds", default=f"{EXACT},{HNSW}",
                         help="index kinds; SIZE:KIND,... to run a kind at one size only")
     parser.add_argument("--name", default="", help="result file name (default scale-<cpu>)")
-    parser.add_argument("--ef", default=str(HNSW_EF_SEARCH),
-                        help="HNSW efSearch values served (the product's by default)")
+    parser.add_argument("--breadth", default="-",
+                        help="breadths served (HNSW efSearch, IVF lists probed; '-': the product's)")
     args = parser.parse_args(argv)
     real, questions = real_vectors()
     name = args.name or f"scale-{machine()['cpu_id']}"
@@ -83,22 +82,27 @@ def run(argv: list[str]) -> None:
         _, truth = faiss.knn(questions, vectors, TOP_K, metric=faiss.METRIC_INNER_PRODUCT)
         baseline: dict = {}
         for kind in _kinds(args.kinds, size):
-            efs = [int(ef) for ef in args.ef.split(",")] if kind == HNSW else [None]
+            efs = [None if ef == "-" else int(ef) for ef in args.breadth.split(",")]
+            efs = [None] if kind == EXACT else efs
             for row in _measure(kind, vectors, questions, truth, baseline, efs):
                 baseline = baseline or row
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-                save(name, "Scale: exact flat scan against HNSW on simulated corpora", rows,
+                save(name, "Scale: exact flat scan against IVF and HNSW on simulated corpora", rows,
                      COLUMNS, notes=NOTES)
         del vectors
         gc.collect()
 
 
-COLUMNS = ["papers", "index", "build_s", "build_x_flat", "open_s", "serve_rss_mb",
+COLUMNS = ["papers", "index", "build_s", "build_x_flat", "build_rss_mb", "open_s", "serve_rss_mb",
            "rss_anon_mb", "rss_file_mb", "index_mb", "p50_ms", "p99_ms", "p50_speedup", "recall_at_10"]
-NOTES = (__doc__.strip() + f"\n\nHNSW: M {HNSW_M}, efSearch {HNSW_EF_SEARCH} (the product's "
-         "settings, explorer/index/dense.py). build_x_flat and p50_speedup are ratios to the "
-         "flat row of the same size in this run.")
+NOTES = (__doc__.strip() + f"\n\nHNSW: M {HNSW_M}, efConstruction {HNSW_EF_CONSTRUCTION}, "
+         "efSearch per search (the product's by size: explorer/index/dense.py "
+         "EF_SEARCH_BY_SIZE). IVF: about 4 sqrt(n) lists of 8-bit codes, the lists probed per "
+         f"search, the best {IVF_REFINE} x 10 codes re-scored exactly on the float vectors "
+         "(IndexRefineFlat). 'product' rows: the product's breadth. build_rss_mb: the "
+         "resident memory the build added (the index in memory). build_x_flat and p50_speedup "
+         "are ratios to the flat row of the same size in this run.")
 
 
 def _kinds(spec: str, size: int) -> list[str]:
@@ -147,7 +151,9 @@ def stand_ins(real: np.ndarray, count: int, seed: int = 0) -> np.ndarray:
 def _measure(kind: str, vectors: np.ndarray, questions: np.ndarray, truth: np.ndarray,
              baseline: dict, efs: list[int | None]) -> list[dict]:
     """One row per efSearch value in `efs` (None: the product's), one build."""
+    before = _rss_mb()
     seconds, index = timed(lambda: VectorIndex.build(vectors, kind))
+    added = _rss_mb() - before
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=work_dir()) as work:
         path, asked, out = (Path(work) / name for name in ("index.faiss", "q.npy", "rows.npy"))
@@ -160,11 +166,20 @@ def _measure(kind: str, vectors: np.ndarray, questions: np.ndarray, truth: np.nd
                 [sys.executable, "-c", SERVE, str(path), kind, str(asked), str(out),
                  "-" if ef is None else str(ef)],
                 cwd=ROOT, check=True, capture_output=True, text=True).stdout)
-            row = _row(kind if ef is None else f"{kind} (efSearch {ef})", len(vectors),
-                       seconds, served, np.load(out), truth, baseline)
-            rows.append({**row, "index_mb": round(path.stat().st_size / 2**20)})
+            what = "efSearch" if kind == HNSW else "probes"
+            label = kind if kind == EXACT else (
+                f"{kind} (product, {what} {served['breadth']})" if ef is None
+                else f"{kind} ({what} {ef})")
+            row = _row(label, len(vectors), seconds, served, np.load(out), truth, baseline)
+            rows.append({**row, "build_rss_mb": round(added),
+                         "index_mb": round(path.stat().st_size / 2**20)})
             baseline = baseline or row
     return rows
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="utf-8") as handle:
+        return next(int(line.split()[1]) / 1024 for line in handle if line.startswith("VmRSS:"))
 
 
 def _row(kind: str, papers: int, seconds: float, served: dict, found: np.ndarray,

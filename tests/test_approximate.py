@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,17 +30,39 @@ QUESTIONS = [
 ]
 
 
+def rebuilt_as(folder: Path, tmp_path_factory, kind: str) -> tuple[Explorer, Explorer]:
+    """(exact, approximate): the exact index in `folder` (the venue index), and a copy rebuilt
+    as `kind` (nothing embedded: the build reuses the stored vectors)."""
+    exact = Explorer.open(folder)
+    assert exact.manifest.index_type == EXACT
+    out = tmp_path_factory.mktemp(f"venues-{kind}") / "index"
+    shutil.copytree(folder, out)
+    report = build(exact.manifest.inputs, out, "default", index_type=kind, sentences=False)
+    assert report.embedded == 0 and read_manifest(out).index_type == kind
+    return exact, Explorer.open(out)
+
+
+def answers_in_threads(ask: Callable[[int], np.ndarray], count: int,
+                       threads: int = 4) -> dict[int, np.ndarray]:
+    """{i: ask(i)} for i < count, asked from `threads` threads at once (round robin)."""
+    answers: dict[int, np.ndarray] = {}
+
+    def run(start: int) -> None:
+        for i in range(start, count, threads):
+            answers[i] = ask(i)
+
+    running = [threading.Thread(target=run, args=(start,)) for start in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return answers
+
+
 @pytest.fixture(scope="module")
 def pair(venue_index: Path, tmp_path_factory) -> tuple[Explorer, Explorer]:  # noqa: F811
-    """(exact, approximate): the venue index as built, and a copy rebuilt as HNSW (nothing
-    embedded: the build reuses the stored vectors)."""
-    exact = Explorer.open(venue_index)
-    assert exact.manifest.index_type == EXACT
-    out = tmp_path_factory.mktemp("venues-hnsw") / "index"
-    shutil.copytree(venue_index, out)
-    report = build(exact.manifest.inputs, out, "default", index_type=HNSW, sentences=False)
-    assert report.embedded == 0 and read_manifest(out).index_type == HNSW
-    return exact, Explorer.open(out)
+    """(exact, approximate): the venue index, and a copy rebuilt as HNSW."""
+    return rebuilt_as(venue_index, tmp_path_factory, HNSW)
 
 
 def _recall(found: np.ndarray, truth: np.ndarray) -> float:
@@ -74,22 +97,33 @@ def test_hybrid_answers_over_hnsw_equal_the_exact_ones(pair):
 
 
 def test_threads_searching_one_hnsw_index_get_the_answers_of_one_thread(pair):
-    """efSearch is the index's (set once at build and load), never set per call: searches
-    from many threads at once answer as a lone search does."""
+    """efSearch goes with each search (faiss.SearchParametersHNSW), never set on the shared
+    index: searches from many threads at once answer as a lone search does."""
     _, approximate = pair
     index = approximate.artifacts.index
     queries = approximate.vectors[:64]
     alone = [index.search(q, TOP_K)[1] for q in queries]
-    answers: dict[int, np.ndarray] = {}
+    answers = answers_in_threads(lambda i: index.search(queries[i], TOP_K)[1], len(queries))
+    for i, rows in enumerate(alone):
+        np.testing.assert_array_equal(answers[i], rows)
 
-    def ask(start: int) -> None:
-        for i in range(start, len(queries), 4):
-            answers[i] = index.search(queries[i], TOP_K)[1]
 
-    threads = [threading.Thread(target=ask, args=(start,)) for start in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+def test_threads_asking_with_different_pools_each_get_their_own_pools_answers(pair):
+    """Searches of one index with a small and a large efSearch at once, from three threads:
+    each answer is the one a lone search with its own pool gives (a pool set on the shared
+    index by one thread would leak into the others' searches)."""
+    _, approximate = pair
+    index, vectors = approximate.artifacts.index, approximate.vectors
+    noise = np.random.default_rng(7).standard_normal((64, vectors.shape[1])).astype(np.float32)
+    queries = vectors[:64] + 0.5 * noise / np.sqrt(vectors.shape[1])
+    pools = [TOP_K if i % 2 else 512 for i in range(len(queries))]
+    alone = [index.search(q, TOP_K, breadth=pool)[1] for q, pool in zip(queries, pools)]
+    small = np.array([a[0] for a, pool in zip(alone, pools) if pool == TOP_K])
+    large = np.array([a[0] for a, pool in zip(alone, pools) if pool == 512])
+    truth = _exact_rows(vectors, queries)
+    assert _recall(large, truth[0::2]) >= 0.99
+    assert _recall(small, truth[1::2]) < 1.0  # the pools answer differently: this can fail
+    answers = answers_in_threads(  # three threads: each asks with both pools
+        lambda i: index.search(queries[i], TOP_K, breadth=pools[i])[1], len(queries), 3)
     for i, rows in enumerate(alone):
         np.testing.assert_array_equal(answers[i], rows)

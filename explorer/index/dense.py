@@ -23,13 +23,29 @@ from explorer.index.scan import FEW_QUERIES
 
 EXACT = "flat"
 HNSW = "hnsw"
-INDEX_TYPES = (EXACT, HNSW)
+IVF = "ivf"  # inverted lists of 8-bit codes; the candidates re-scored on the float vectors
+INDEX_TYPES = (EXACT, HNSW, IVF)
 HNSW_M = 32  # graph degree (benchmarks/results/large.md)
 HNSW_EF_CONSTRUCTION = 80
-# 1M synthetic clustered vectors: recall@10 0.99 at 0.42 ms (64: 0.945); 1M simulated from
-# real MiniLM vectors: 0.927 (256: 0.957, 512: 0.974; benchmarks/results/scale-*-ef.md)
-HNSW_EF_SEARCH = 128
-EXACT_FILTER_SHARE = 0.2  # HNSW + a filter keeping fewer rows than this share: exact search
+# efSearch, the graph search's candidate pool, by corpus size (set per search with
+# faiss.SearchParametersHNSW, never on the shared index, so threads asking at once cannot
+# change each other's searches). Simulated from real MiniLM vectors: 128 gives recall@10 0.99
+# at 100k; at 1M 0.927, and 512 0.974 at 1.2 ms (benchmarks/results/scale-*.md), never 0.99:
+# from APPROXIMATE_THRESHOLD a build makes IVF (below) unless HNSW is asked for. The graph's
+# candidates are scored exactly already (IndexHNSWFlat keeps the float vectors): re-scoring a
+# larger pool equals a larger efSearch (measured: pool 200 of efSearch 256 re-scored, 0.993 at
+# 100k, as efSearch 256 alone).
+HNSW_EF_SEARCH = 128  # up to the first size below; also the build's neighbour pairs
+EF_SEARCH_BY_SIZE = ((300_000, HNSW_EF_SEARCH),)
+EF_SEARCH_LARGEST = 512  # past the table: the best 1M recall at about 1 ms
+# IVF: about 4 sqrt(n) lists (1M rows: 4,000 of ~250 rows), trained on 40 rows a list; a
+# search scans the codes of IVF_PROBES lists and re-scores its IVF_REFINE x top_k best codes
+# exactly on the float vectors (IndexRefineFlat), so the scores are exact and recall comes
+# from the probes (benchmarks/results/scale-amd-f25-m17.md)
+IVF_PROBES = 64
+IVF_REFINE = 4
+IVF_TRAIN_PER_LIST = 40  # and 10 rounds of k-means: a 1M build trains in minutes
+EXACT_FILTER_SHARE = 0.2  # HNSW or IVF + a filter keeping fewer rows than this share: exact search
 # An exact index of scan.SPLIT_ROWS+ rows that has answered this many unfiltered searches keeps
 # an fp16 copy of its vectors made on a thread of its own; from then on the copy's scan finds
 # candidates that are scored exactly (benchmarks/README: "The compressed first pass"). A
@@ -40,9 +56,11 @@ COMPRESS_AFTER = 8
 class VectorIndex:
     """Inner-product search over unit vectors; rows are positions in the paper list."""
 
-    def __init__(self, index: faiss.Index, kind: str) -> None:
+    def __init__(self, index: faiss.Index, kind: str, breadth: int | None = None) -> None:
         self._index = index
         self.kind = kind
+        # how wide an approximate search looks: HNSW efSearch, IVF lists probed
+        self.breadth = breadth or (IVF_PROBES if kind == IVF else ef_search_for(self.count))
         self._longest: float | None = None  # the largest vector norm, on first need
         self._compressed: scan.Compressed | None = None  # set once, whole (readers take it as is)
         self._searches = 0  # unfiltered exact searches so far, up to COMPRESS_AFTER
@@ -53,17 +71,19 @@ class VectorIndex:
 
     @classmethod
     def build(cls, vectors: np.ndarray, kind: str = EXACT) -> VectorIndex:
-        """Index `vectors` (n, d) float32. `kind` is 'flat' (exact) or 'hnsw' (approximate)."""
+        """Index `vectors` (n, d) float32. `kind` is 'flat' (exact), 'hnsw' or 'ivf'
+        (approximate)."""
         if kind not in INDEX_TYPES:
             raise ValueError(f"unknown index type {kind!r}; expected one of {INDEX_TYPES}")
         vectors = _as_matrix(vectors)
         dimension = vectors.shape[1]
         if kind == EXACT:
             index = faiss.IndexFlatIP(dimension)
+        elif kind == IVF:
+            index = _trained_ivf(vectors)
         else:
             index = faiss.IndexHNSWFlat(dimension, HNSW_M, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-            index.hnsw.efSearch = HNSW_EF_SEARCH
         index.add(vectors)
         return cls(index, kind)
 
@@ -77,7 +97,7 @@ class VectorIndex:
 
     def vectors(self) -> np.ndarray:
         """The stored vectors (n, d) as a read-only view, not a copy."""
-        flat = self._index if self.kind == EXACT else faiss.downcast_index(self._index.storage)
+        flat = self._storage()
         if self.count == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
         raw = faiss.rev_swig_ptr(flat.get_xb(), self.count * self.dimension)
@@ -86,7 +106,8 @@ class VectorIndex:
         return view
 
     def search(
-        self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None = None
+        self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None = None,
+        breadth: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Top-k rows for each query (m, d) -> (scores (m, k), rows (m, k)); -1 rows pad.
 
@@ -94,6 +115,8 @@ class VectorIndex:
         still returns k hits when k match. On HNSW a selective filter (under
         EXACT_FILTER_SHARE of the rows) is answered exactly over the stored vectors, and a
         graph search that finds fewer hits than the filter allows falls back to that too.
+        `breadth`: how wide this search looks (default: the index's): HNSW efSearch, IVF
+        lists probed.
         """
         queries = _as_matrix(queries)
         if queries.shape[1] != self.dimension:
@@ -104,7 +127,7 @@ class VectorIndex:
             alone = self._active == 1 and IN_PROGRESS.alone()
         try:
             with scan.threads(1 if len(queries) <= FEW_QUERIES else None):
-                return self._search(queries, top_k, allowed, alone)
+                return self._search(queries, top_k, allowed, alone, breadth or self.breadth)
         finally:
             with self._active_lock:
                 self._active -= 1
@@ -152,7 +175,7 @@ class VectorIndex:
         self.compress()
 
     def _search(self, queries: np.ndarray, top_k: int, allowed: Sequence[int] | None,
-                alone: bool):
+                alone: bool, breadth: int):
         """`alone`: no other search or question is going on (batching.IN_PROGRESS), so the row
         ranges of an exact search are scanned in parallel threads; else one after another in
         this thread (the others keep the cores busy)."""
@@ -167,36 +190,94 @@ class VectorIndex:
             if (self.kind == EXACT and blas.many(len(queries), self.dimension)
                     and blas.numpy_multiplies()):  # FAISS's own BLAS runs older kernels here
                 return blas.knn(self.vectors(), queries, top_k)
-            return self._index.search(queries, top_k)
+            if self.kind == EXACT:
+                return self._index.search(queries, top_k)
+            return self._approximate(queries, top_k, breadth, None)
         ids = np.ascontiguousarray(allowed, dtype=np.int64)  # the selector points into it
         selector = faiss.IDSelectorBatch(len(ids), faiss.swig_ptr(ids))
         exact = faiss.SearchParameters(sel=selector)
         if self.kind == EXACT:
             return self._index.search(queries, top_k, params=exact)
-        storage = faiss.downcast_index(self._index.storage)
+        storage = self._storage()
         if len(ids) < EXACT_FILTER_SHARE * self.count:
             return storage.search(queries, top_k, params=exact)
-        graph = faiss.SearchParametersHNSW(sel=selector, efSearch=max(HNSW_EF_SEARCH, 2 * top_k))
-        scores, rows = self._index.search(queries, top_k, params=graph)
+        scores, rows = self._approximate(queries, top_k, breadth, selector)
         if (rows[:, : min(top_k, len(ids))] < 0).any():
             scores, rows = storage.search(queries, top_k, params=exact)
         return scores, rows
+
+    def _approximate(self, queries: np.ndarray, top_k: int, breadth: int, selector):
+        """The HNSW or IVF search, its breadth and filter in this call's own parameters (never
+        set on the shared index: thread-safe)."""
+        if self.kind == HNSW:
+            pool = max(breadth, 2 * top_k if selector is not None else top_k)
+            graph = faiss.SearchParametersHNSW(efSearch=pool)
+            if selector is not None:
+                graph.sel = selector
+            return self._index.search(queries, top_k, params=graph)
+        lists = faiss.SearchParametersIVF(nprobe=breadth)
+        if selector is not None:
+            lists.sel = selector
+        refine = faiss.IndexRefineSearchParameters(k_factor=IVF_REFINE, base_index_params=lists)
+        return self._index.search(queries, top_k, params=refine)
+
+    def _storage(self) -> faiss.IndexFlat:
+        """The float vectors in row order: the exact index, HNSW's storage, IVF's refinement."""
+        if self.kind == EXACT:
+            return self._index
+        inner = faiss.downcast_index(self._index)
+        return faiss.downcast_index(inner.storage if self.kind == HNSW else inner.refine_index)
+
+    @property
+    def build_breadth(self) -> int | None:
+        """The breadth of a build's own searches of every row (index/pairs.py): HNSW's base
+        efSearch (its neighbour pairs as before the size table), else the index's."""
+        return HNSW_EF_SEARCH if self.kind == HNSW else None
 
     def save(self, path: Path) -> None:
         """Write to `path` (the caller makes it atomic)."""
         faiss.write_index(self._index, os.fspath(path))
 
     @classmethod
-    def load(cls, path: Path, kind: str) -> VectorIndex:
+    def load(cls, path: Path, kind: str, breadth: int | None = None) -> VectorIndex:
         """Open a saved index memory-mapped from the file, read only (FAISS's IO_FLAG_MMAP_IFC:
         the vectors, and an HNSW graph's links too in FAISS 1.15): opening costs no resident
         memory of the process's own (benchmarks/results/scale-*.md: RssAnon), a search reads
         the pages from the page cache (shared, given back under pressure), and the mapping
-        keeps the file's data even once a rebuild deletes the file."""
+        keeps the file's data even once a rebuild deletes the file. `breadth`: how wide its
+        searches look (default: HNSW by the index's size, EF_SEARCH_BY_SIZE; IVF_PROBES)."""
         index = faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC)
-        if kind == HNSW:  # indexes saved with an older setting search like new ones
-            faiss.downcast_index(index).hnsw.efSearch = HNSW_EF_SEARCH
-        return cls(index, kind)
+        return cls(index, kind, breadth)
+
+
+def ef_search_for(count: int) -> int:
+    """The HNSW efSearch for an index of `count` rows (EF_SEARCH_BY_SIZE)."""
+    for rows, ef_search in EF_SEARCH_BY_SIZE:
+        if count <= rows:
+            return ef_search
+    return EF_SEARCH_LARGEST
+
+
+def _trained_ivf(vectors: np.ndarray) -> faiss.Index:
+    """An empty IndexRefineFlat over an 8-bit IVF, its lists trained on a fixed sample."""
+    count, dimension = vectors.shape
+    if count == 0:
+        raise ValueError("an IVF index trains its lists on the vectors: none were given")
+    lists = int(max(1, min(4 * np.sqrt(count), count // 39)))  # 39: FAISS's least per list
+    quantizer = faiss.IndexFlatIP(dimension)
+    codes = faiss.IndexIVFScalarQuantizer(quantizer, dimension, lists,
+                                          faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT)
+    quantizer.this.disown()
+    codes.own_fields = True
+    codes.cp.niter = 10
+    sample = np.random.default_rng(0).choice(count, min(count, IVF_TRAIN_PER_LIST * lists),
+                                             replace=False)
+    codes.train(vectors[np.sort(sample)])
+    index = faiss.IndexRefineFlat(codes)
+    codes.this.disown()
+    index.own_fields = True
+    index.k_factor = IVF_REFINE
+    return index
 
 
 class _KeepAlive:

@@ -74,7 +74,7 @@ def near_pairs(index: VectorIndex, floor: float, neighbours: int = NEIGHBOURS,
     depth = min(neighbours + 1, index.count)  # + the row itself
     for start in range(0, len(queried), BLOCK):
         block = queried[start:start + BLOCK]
-        scores, partners = index.search(vectors[block], depth)
+        scores, partners = index.search(vectors[block], depth, breadth=index.build_breadth)
         left = np.repeat(block, depth).reshape(len(block), depth)
         keep = (partners >= 0) & (partners != left) & (scores >= np.float32(floor))
         found_rows.append(np.column_stack([left[keep], partners[keep]]))
