@@ -18,6 +18,7 @@ pytestmark = pytest.mark.browser
 WAIT = 120_000  # ms: the first page of a fresh server loads the model and the index
 CLICK_NOTE = "click to open it"  # ui_map.caption's words for the "Open a paper" mode
 CAPTIONS = "[data-testid='stCaptionContainer']"
+DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"  # the script's run ended
 
 
 def shot(page, name: str) -> None:
@@ -68,6 +69,7 @@ def test_the_areas_key_phrase_lines_hold_phrases(browser, seeds_server):
     page, blocked = offline_page(browser, seeds_server[0] + "/?view=topic")
     boxes = page.locator("[class*='st-key-area-box-']")
     boxes.first.wait_for()
+    page.locator(DONE).wait_for()  # every area drawn, not the first few
     lines = [boxes.nth(n).locator(CAPTIONS).first.inner_text() for n in range(boxes.count())]
     phrases = [p.strip() for line in lines for p in line.split("·") if p.strip()]
     assert phrases, lines
