@@ -68,16 +68,18 @@ def served(_corpus_map, _papers):  # the data as a file of Streamlit's static se
 
 corpus_map, labels, papers = load()
 chart = st.query_params.get("chart")
-if chart == "plotly":
+if chart == "floor":  # the page alone: what any Streamlit page costs before its chart
+    st.write("floor page")
+elif chart == "plotly":
     spec = importlib.util.spec_from_file_location("plotly_map", os.environ["MAP_BASELINE"])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     st.plotly_chart(module.map_figure(corpus_map, papers, 0, list(range(1, 11))))
 else:
-    cached = {"deck-warm": base, "deck-file": served}.get(chart)
+    cached = {"deck-warm": base, "deck-file": served, "deck-file-nolabels": served}.get(chart)
     cached = cached(corpus_map, papers) if cached else None
     deck = map_chart(corpus_map, papers, Focus(open_row=0, neighbour_rows=range(1, 11)),
-                     labels, base=cached)
+                     [] if chart == "deck-file-nolabels" else labels, base=cached)
     st.pydeck_chart(deck, height=640)
 """
 DRAWN = {"plotly": "() => { const el = document.querySelector('.js-plotly-plot');"
@@ -85,7 +87,13 @@ DRAWN = {"plotly": "() => { const el = document.querySelector('.js-plotly-plot')
          "deck": "() => document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")",
          "deck-file": "() => performance.getEntriesByType('resource').some(entry =>"
                       " entry.name.endsWith('/app/static/papers.json') && entry.responseEnd > 0)"
-                      " && document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")"}
+                      " && document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")",
+         "floor": "() => document.querySelector(\"[data-testid='stMarkdownContainer']\")"}
+DRAWN["deck-file-nolabels"] = DRAWN["deck-file"]
+# When the papers file had come in (seconds after the navigation started), if it was fetched.
+DATA_IN = ("() => { const got = performance.getEntriesByType('resource').filter(entry =>"
+           " entry.name.endsWith('/app/static/papers.json'));"
+           " return got.length ? got[0].responseEnd / 1000 : null; }")
 FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
@@ -127,12 +135,17 @@ def baseline_module(folder: Path) -> Path:
     return path
 
 
-def draw_seconds(page, url: str, chart: str) -> float:
+def draw_seconds(page, url: str, chart: str, data_in: list | None = None) -> float:
+    """Seconds from `page.goto` to `chart` drawn; appends to `data_in` when the papers file
+    had come in (seconds after the navigation started; None when none was fetched)."""
     started = time.perf_counter()
     page.goto(f"{url}/?chart={chart}")
     page.wait_for_function(DRAWN.get(chart, DRAWN["deck"]), timeout=300_000)
     page.evaluate(FRAMES)
-    return time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    if data_in is not None:
+        data_in.append(page.evaluate(DATA_IN))
+    return seconds
 
 
 def run(argv: list[str]) -> None:
@@ -148,8 +161,9 @@ def run(argv: list[str]) -> None:
     app.write_text(APP, encoding="utf-8")
     env = {"MAP_DATA": str(data), "MAP_BASELINE": str(baseline), "PYTHONPATH": str(ROOT),
            "STREAMLIT_SERVER_ENABLE_STATIC_SERVING": "true"}
-    samples: dict[str, list[float]] = {"deck-cold": [], "deck-warm": [], "deck-file": [],
-                                       "plotly": []}
+    samples: dict[str, list[float]] = {"floor": [], "deck-cold": [], "deck-warm": [],
+                                       "deck-file": [], "deck-file-nolabels": [], "plotly": []}
+    data_in: dict[str, list] = {chart: [] for chart in samples}
     with streamlit_server(folder, app=app, env=env) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -160,16 +174,18 @@ def run(argv: list[str]) -> None:
         draw_seconds(page, url, "deck-file")  # its file written and its layer kept, as deck-warm's
         for _ in range(args.runs):
             for chart in samples:
-                samples[chart].append(draw_seconds(page, url, chart))
+                samples[chart].append(draw_seconds(page, url, chart, data_in[chart]))
         browser.close()
-    report(samples, len(json.loads(data.read_text())["papers"]))
+    report(samples, len(json.loads(data.read_text())["papers"]), data_in)
 
 
-def report(samples: dict[str, list[float]], count: int) -> None:
+def report(samples: dict[str, list[float]], count: int, data_in: dict[str, list]) -> None:
     plotly = statistics.median(samples["plotly"])
-    rows = [{"map": name, "points drawn": f"{count:,}" if name != "plotly" else "20,000 (sample)",
+    drawn = {"plotly": "20,000 (sample)", "floor": "none (the page alone)"}
+    rows = [{"map": name, "points drawn": drawn.get(name, f"{count:,}"),
              "median s": round(statistics.median(seconds), 2),
              "runs s": " ".join(f"{s:.2f}" for s in seconds),
+             "papers file in, s": " ".join(f"{s:.2f}" for s in data_in[name] if s is not None),
              "Plotly / this": round(plotly / statistics.median(seconds), 2)}
             for name, seconds in samples.items()]
     warm = statistics.median(samples["deck-warm"])
@@ -177,13 +193,17 @@ def report(samples: dict[str, list[float]], count: int) -> None:
     print(f"first draw, Plotly over deck.gl (warm): {plotly / warm:.2f}x; "
           f"over deck.gl with its papers fetched as a file: {plotly / served:.2f}x")
     save("mapdraw", f"Corpus map, first draw of {count:,} papers (1400x900, headless Chromium)", rows,
-         ["map", "points drawn", "median s", "runs s", "Plotly / this"],
+         ["map", "points drawn", "median s", "runs s", "papers file in, s", "Plotly / this"],
          notes="Stand-in 2-D points (100 Gaussian topics in 10 areas) with the real titles, "
                "venues, years and statuses of paperlists-ml; see benchmarks/map_draw.py. "
                "deck-cold: the papers layer serialised in that request (the product's first "
                "view per index and zoom); deck-warm: serialised before (every later view); "
                "deck-file: the papers layer's data fetched by the browser as a file of "
                "Streamlit's static serving (written in the warm-up, as the product does once "
-               "per index and zoom), not sent over the websocket. "
+               "per index and zoom), not sent over the websocket; 'papers file in': when its "
+               "last byte had come (resource timing, from the navigation); deck-file-nolabels: "
+               "the same without the label layer (deck.gl's TextLayer with its collision "
+               "filter): what the labels cost; floor: a page with one line of text, what "
+               "any Streamlit page costs before its chart. "
                "Chromium runs WebGL in software (--disable-gpu: SwiftShader). The 2 cores are "
                "shared with other jobs of this session: compare within the run only.")

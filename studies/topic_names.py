@@ -122,6 +122,51 @@ def _share(hits: np.ndarray, rows: np.ndarray) -> float:
     return float(hits[rows].mean()) if rows.any() else 0.0
 
 
+SHOWN = 5  # key phrases a topic's line shows (features/topics/ui.py phrases_line)
+
+
+def key_phrase_scores(groups: dict[str, np.ndarray], shown: dict[str, list[str]],
+                      label: list[dict], texts: list[set[str]]) -> dict:
+    """The key phrases a reader sees beside each name (`shown`: its first SHOWN terms the
+    name does not say): how many are one word or break the names' rules (naming.fragment's
+    word rules), and, per phrase, the share of its group's papers whose text (keywords) hold
+    it against the other papers'."""
+    n = len(label)
+    keyed = np.array([bool(item["keywords"]) for item in label])
+    sums: Counter = Counter()
+    one_word, weak, total = [], [], 0
+    for key, rows in groups.items():
+        inside = np.zeros(n, dtype=bool)
+        inside[rows] = True
+        for phrase in shown[key]:
+            total += 1
+            words = phrase.lower().split()
+            if naming.content_words(phrase) < 2:
+                one_word.append(phrase)
+            elif words[0] in naming.VAGUE_STARTS or words[0].endswith("ly"):
+                weak.append(phrase)
+            stem = stems(phrase)
+            text_hit = np.array([" ".join(stem) in t for t in texts])
+            keyword_hit = np.array([any(_holds(k, stem) for k in item["keywords"])
+                                    for item in label])
+            for measure, hits, base in (("text", text_hit, np.ones(n, dtype=bool)),
+                                        ("keyword phrase", keyword_hit, keyed)):
+                sums[f"{measure} in"] += _share(hits, inside & base)
+                sums[f"{measure} out"] += _share(hits, ~inside & base)
+    result = {k: round(v / max(total, 1), 4) for k, v in sums.items()}
+    for measure in ("text", "keyword phrase"):
+        result[f"{measure} lift"] = round(result.get(f"{measure} in", 0.0)
+                                          / max(result.get(f"{measure} out", 0.0), 1e-4), 2)
+    return {**result, "shown": total, "one word": one_word, "vague openings": weak}
+
+
+def shown_phrases(items: list[dict], prefix: str) -> dict[str, list[str]]:
+    """Each topic's (area's) key phrases as its line shows them: those its name does not say."""
+    return {f"{prefix}{item['id']}": [p for p in item.get("terms", ())
+                                      if p.lower() not in item["label"].lower()][:SHOWN]
+            for item in items}
+
+
 def measured(corpus_map: dict, label: list[dict], texts: list[set[str]],
              words: list[set[str]], papers: Sequence) -> dict:
     """The measures of one naming (a map as stage.compute_map returns it)."""
@@ -144,7 +189,11 @@ def measured(corpus_map: dict, label: list[dict], texts: list[set[str]],
         central += bool(keys & texts[top]) or any(
             _holds(k, p) for k in label[top]["keywords"] for p in phrases)
     parts = [part for name in named.values() for part in re.split(r"\s+and\s+", name)]
+    shown = {**shown_phrases(corpus_map["topics"], "t"), **shown_phrases(corpus_map["areas"], "a")}
     return {"topics": scores(topic_rows, named, label, texts, words),
+            "topic phrases": key_phrase_scores(topic_rows, shown, label, texts),
+            "area phrases": key_phrase_scores(area_rows, shown, label, texts),
+            "phrase lines": {named[key]: shown[key] for key in area_rows},
             "areas": scores(area_rows, named, label, texts, words),
             "duplicates": sorted(n for n, c in every.items() if c > 1),
             "one-word names": sorted(p for p in parts if naming.content_words(p) < 2),
@@ -208,14 +257,35 @@ def table(report: dict) -> str:
                          f"{'; '.join(result['now'][row])} |")
         lines.append(f"| areas whose most central paper uses the area's name | "
                      f"{result['stored']['central on topic']} | {result['now']['central on topic']} |")
+        lines += phrase_rows(result)
         lines.append("")
         for side, column in zip(("stored", "now"), report["columns"]):
             lines += [f"### Names, {column}", ""]
+            lines_of = result[side].get("phrase lines", {})
             for area in result[side]["names"]:
                 lines.append(f"- **{area['area']}** (most central: {area['central']}): "
                              + "; ".join(area["topics"]))
+                if area["area"] in lines_of:
+                    lines.append(f"  - key phrases: {' · '.join(lines_of[area['area']])}")
             lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def phrase_rows(result: dict) -> list[str]:
+    """The table's rows of the key phrases shown beside the names (key_phrase_scores)."""
+    lines = []
+    for level in ("topic phrases", "area phrases"):
+        sides = [result[side].get(level) for side in ("stored", "now")]
+        if None in sides:
+            continue
+        lines.append(f"| {level}: shown / one word / vague opening | " + " | ".join(
+            f"{got['shown']} / {len(got['one word'])} ({'; '.join(got['one word'][:12])}) / "
+            f"{len(got['vague openings'])}" for got in sides) + " |")
+        for measure in ("text", "keyword phrase"):
+            lines.append(f"| {level}: {measure} in / out | " + " | ".join(
+                f"{got[f'{measure} in']:.3f} / {got[f'{measure} out']:.3f} "
+                f"(lift {got[f'{measure} lift']:.1f})" for got in sides) + " |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> dict:

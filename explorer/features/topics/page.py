@@ -44,9 +44,11 @@ def static_folder() -> Path | None:
 
 
 def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None:
+    """The map: the zoom and the click mode first, then the mode's own caption (before any
+    chart is made, so a rerun never shows the other mode's words while it runs), then the
+    deck.gl chart, or in LASSO mode the Plotly chart alone."""
     st.set_page_config(layout="wide")  # the map takes the window's width
-    chart = corpus_chart(explorer, location, static_folder())
-    if chart is None:
+    if corpus_map(explorer) is None:
         st.warning(f"This index has no stored map. Rebuild it: `{hint}`")
         return
     table, zoom = topic_table(explorer), topics.known_topic(topic_table(explorer), location.topic)
@@ -65,6 +67,7 @@ def map_ui(explorer: Explorer, location: Location, root: str, hint: str) -> None
     if mode == LASSO:
         lasso_ui(explorer, location, zoom)
         return
+    chart = corpus_chart(explorer, location, static_folder())
     key = f"map-{st.session_state.get('map_version', 0)}-{mode == SELECTING}"
     event = st.pydeck_chart(chart, key=key, height=HEIGHT, width="stretch",
                             on_select=reported(lambda: on_map_click(key, explorer.papers)),

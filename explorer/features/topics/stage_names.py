@@ -43,6 +43,7 @@ NAME_WEAKEST = 0.05  # a candidate name weighs at least this share of its topic'
 # A name is used by this share of its topic's papers at least (key phrases: MIN_SHARE), so
 # that two papers of a mixed topic ("Extreme weather events" of 53) do not name it.
 NAME_SHARE = 0.05
+FEW_PHRASES = 3  # key phrases a topic lists at least, when its papers have that many
 # A topic's name is used by at most this many mean topics' worth of the corpus's papers: a
 # phrase so common spans topics ("Deep neural networks" in 316 of 3,160 ICLR and NeurIPS
 # 2017-18 papers, 4 mean topics); it may name an area.
@@ -130,9 +131,13 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
     area_names = _area_names(broad_counts, allowed, area_docs, broad)
     named = [p for a in area_ids for p in broad[a][:1 + (" and " in area_names[a])]]
     candidates = {t: _candidates(fine_counts, t, None, (broad_counts, area_of[t])) for t in ids}
-    topic_names = _topic_names(candidates, fine, named, members)
+    topic_names, said = _topic_names(candidates, fine, named, members)
     every = unique([*area_names.values(), *topic_names.values()],
                    ["" for _ in area_names] + [fine[t][1] if len(fine[t]) > 1 else "" for t in ids])
+    fine = {t: key_phrases(fine_counts, t, said[t]) for t in ids}
+    kept = {a: {p for t in ids if area_of[t] == a for p in fine[t]} for a in area_ids}
+    broad = {a: key_phrases(broad_counts, a, broad[a][:1 + (" and " in area_names[a])], kept[a])
+             for a in area_ids}
     areas = [{"id": a, "label": every[place],
               "terms": [surface(p, area_docs[a]) for p in broad[a]],
               "topics": [t for t in ids if area_of[t] == a]} for place, a in enumerate(area_ids)]
@@ -140,6 +145,32 @@ def describe(papers: Sequence[Paper], vectors: np.ndarray, labels: np.ndarray,
                "terms": [surface(p, members[t]) for p in fine[t]], "area": area_of[t]}
               for place, t in enumerate(ids)]
     return refresh({"topics": topics, "areas": areas}, vectors, labels)
+
+
+def key_phrases(counts: Counts, topic: int, named: Sequence[str],
+                allowed: set[str] | None = None) -> list[str]:
+    """A topic's (or an area's) key phrases, what its page lists beside its name: the phrases
+    `named` (its name's), then its best c-TF-IDF phrases (of `allowed`, None: any) that pass
+    the names' rules (no one word, "Node"; no vague opening or fragment, naming.fragment),
+    KEY_PHRASES in all at most; a small topic with fewer than FEW_PHRASES such phrases is
+    filled up with its best other ones."""
+    used, every = counts.per_topic[topic], weights(counts, topic, allowed)
+    longer = extensions(used)
+    whole = {p: w for p, w in every.items() if not fragment(p, used, longer)}
+    out = _joined(list(named), ranked(whole, KEY_PHRASES) if whole else [], KEY_PHRASES)
+    if len(out) < FEW_PHRASES and every:  # a small topic: its best other phrases too
+        out = _joined(out, ranked(every, KEY_PHRASES), FEW_PHRASES)
+    return out
+
+
+def _joined(kept: list[str], more: Sequence[str], top: int) -> list[str]:
+    """`kept` and then those of `more` inside none of them and holding none, `top` at most."""
+    for phrase in more:
+        if len(kept) >= top:
+            break
+        if not any(f" {phrase} " in f" {k} " or f" {k} " in f" {phrase} " for k in kept):
+            kept.append(phrase)
+    return kept
 
 
 def _candidates(counts: Counts, topic: int, allowed: set[str] | None = None,
@@ -188,23 +219,24 @@ def _area_names(counts: Counts, allowed: dict[int, set[str]], docs: dict[int, li
 
 
 def _topic_names(candidates: dict[int, list[tuple[str, float]]], fine: dict[int, list[str]],
-                 areas: Sequence[str], docs: dict[int, list[str]]) -> dict[int, str]:
-    """Topic id -> its name: its best phrase that is no near-copy of an area's (`areas`: each
-    phrase an area's name holds) or of another topic's (naming.choose), put first among its
-    key phrases (`fine`, changed here); its two best key phrases of MIN_WORDS words when
-    none is free."""
+                 areas: Sequence[str], docs: dict[int, list[str]]
+                 ) -> tuple[dict[int, str], dict[int, list[str]]]:
+    """Topic id -> its name, and topic id -> the phrases its name says: its best phrase that is
+    no near-copy of an area's (`areas`: each phrase an area's name holds) or of another
+    topic's (naming.choose), put first among its key phrases (`fine`, changed here); its two
+    best key phrases of MIN_WORDS words when none is free."""
     chosen = choose(candidates, areas)
-    out = {}
+    out, said = {}, {}
     for topic in sorted(candidates):
         if topic in chosen:
             fine[topic] = [chosen[topic], *(p for p in fine[topic] if p != chosen[topic])][
                 :KEY_PHRASES]
-            out[topic] = surface(chosen[topic], docs[topic])
-        elif whole := [p for p in fine[topic] if content_words(p) >= MIN_WORDS]:
-            out[topic] = " and ".join(surface(p, docs[topic]) for p in whole[:2])
+            said[topic] = [chosen[topic]]
         else:
-            out[topic] = f"topic {topic}"
-    return out
+            said[topic] = [p for p in fine[topic] if content_words(p) >= MIN_WORDS][:2]
+        out[topic] = (" and ".join(surface(p, docs[topic]) for p in said[topic])
+                      or f"topic {topic}")
+    return out, said
 
 
 def refresh(described: dict, vectors: np.ndarray, labels: np.ndarray) -> dict:
