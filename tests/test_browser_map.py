@@ -78,8 +78,12 @@ def hover_until_tooltip(page, spec: dict, at: tuple[float, float], title: str) -
     nothing until its layers are drawn (seconds on a loaded machine), so the pointer leaves and
     comes back until it does, its pixel taken again each time (the page may still move)."""
     def point() -> None:
+        idle(page)  # the run over: the map on the page is the one that stays
+        canvas = page.locator(f"{DECK} canvas").first
+        canvas.wait_for(state="visible")
         page.mouse.move(0, 0)
-        page.mouse.move(*pixel(page, 0, spec, *at), steps=4)
+        if canvas.bounding_box() is not None:  # None: redrawn just now, taken at the next try
+            page.mouse.move(*pixel(page, 0, spec, *at), steps=4)
 
     until_shown(point, page.locator(".deck-tooltip").filter(has_text=title), WAIT / 1000)
 
