@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -166,7 +166,8 @@ def _wait_healthy(url: str, process: subprocess.Popen, log, timeout: float) -> N
 
 # The page painted: its fonts loaded and two animation frames drawn after the last change
 # (a frame is ~16 ms; at most PAINT_WAIT ms where a page draws no frames, as a hidden one).
-PAINT_WAIT = 600
+# Only for screenshots: a test never reads the page after it without waiting for what it reads.
+PAINT_WAIT = 10_000
 PAINTED = f"""() => Promise.race([
     document.fonts.ready.then(() => new Promise(done =>
         requestAnimationFrame(() => requestAnimationFrame(() => done(true))))),
@@ -174,9 +175,43 @@ PAINTED = f"""() => Promise.race([
 
 
 def painted(page) -> None:
-    """Wait until `page` has painted what it shows now (for a screenshot or a check of what
-    is drawn), instead of a fixed pause."""
+    """Wait until `page` has painted what it shows now (before a screenshot), instead of a
+    fixed pause."""
     page.evaluate(PAINTED)
+
+
+# Streamlit is idle: connected, its script run over (the app's data-test-script-state, which
+# Streamlit's own browser tests wait on), no "Running..." widget, no element left stale by the
+# last run. A test waits first for what its action brings (a text, a URL), then for this: a
+# rerun that has not started yet looks idle.
+IDLE = """() => { const app = document.querySelector('[data-testid=stApp]');
+    return !!app && app.dataset.testConnectionState === 'CONNECTED'
+        && app.dataset.testScriptState === 'notRunning'
+        && !document.querySelector('[data-testid=stStatusWidget]')
+        && !document.querySelector('[data-stale=true]'); }"""
+
+
+def idle(page) -> None:
+    """Wait (the page's default timeout) until Streamlit has finished its run (IDLE)."""
+    page.wait_for_function(IDLE)
+
+
+def until_shown(act: Callable[[], object], target, timeout: float = 90.0,
+                every: float = 5.0) -> None:
+    """Do `act()` (a hover, a click) until the locator `target` is visible: an action the page
+    could not answer yet (a chart still loading its layers, a popover closed by a rerun) is
+    taken again every `every` seconds, for at most `timeout` seconds in all."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout
+    while True:
+        act()
+        try:
+            target.wait_for(state="visible", timeout=every * 1000)
+            return
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise
 
 
 CHROMIUM = "/usr/bin/chromium"

@@ -21,6 +21,7 @@ from tests.app_fixtures import (
     require_chromium,
     small_index,
 )
+from tests.model_fixtures import mpnet_seeds_index, strong_model
 from tests.run_fixtures import made_once
 from tests.shared import seeds_server, small_server, venue_server
 from tests.venue_fixtures import venue_index
@@ -135,8 +136,8 @@ def index_copy(seeds_index: Path, tmp_path: Path) -> Path:
 
 
 # fixtures of other modules, shared; SHARED_DATA (app_fixtures) for the modules that import it here
-__all__ = ["SHARED_DATA", "seeds_server", "small_index", "small_server", "venue_index",
-           "venue_server"]
+__all__ = ["SHARED_DATA", "mpnet_seeds_index", "seeds_server", "small_index", "small_server",
+           "strong_model", "venue_index", "venue_server"]
 
 
 @pytest.fixture(scope="session")

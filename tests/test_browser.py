@@ -14,8 +14,8 @@ import pytest
 from explorer.features.topics.table import corpus_map, topic_table
 from explorer.features.topics.ui import corpus_chart, map_zoom
 from explorer.ui.links import Location
-from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID, painted
-from tests.test_browser_map import DECK, pixel
+from tests.app_fixtures import HOSTILE_ID, SCREENSHOTS, XSS_ID, idle, painted, until_shown
+from tests.test_browser_map import DECK, hover_until_tooltip, pixel
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -65,6 +65,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer): 
     first_card.get_by_role("button", name="Similar papers").click()
     heading(page, EXPECTED_TITLE).wait_for()
     page.get_by_role("heading", name="Similar papers").wait_for()
+    idle(page)  # the question's cards gone: the neighbours below are the paper's
     shot(page, "02-paper-and-neighbours")
 
     neighbour = page.locator(CARDS).filter(
@@ -81,6 +82,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer): 
     heading(page, EXPECTED_TITLE).wait_for()
     page.get_by_role("button", name="More like this").first.click()
     page.get_by_role("button", name="More like this ✓").wait_for()
+    idle(page)
     shot(page, "04-back-along-the-trail")
 
     link = page.url
@@ -100,8 +102,7 @@ def test_ask_walk_step_back_reload_and_map(browser, seeds_app, seeds_explorer): 
     spec = json.loads(corpus_chart(seeds_explorer, Location(page="map")).to_json())
     row = next(n for n, p in enumerate(seeds_explorer.papers) if p.title.startswith(EXPECTED_TITLE))
     at = (corpus_map(seeds_explorer)["x"][row], corpus_map(seeds_explorer)["y"][row])
-    page.mouse.move(*pixel(page, 0, spec, *at))
-    page.locator(".deck-tooltip").filter(has_text=EXPECTED_TITLE).wait_for()
+    hover_until_tooltip(page, spec, at, EXPECTED_TITLE)
     shot(page, "07-map-hover")
     page.mouse.click(*pixel(page, 0, spec, *at))
     page.get_by_role("heading", name="Similar papers").wait_for()
@@ -129,6 +130,7 @@ def test_html_and_script_in_an_abstract_stay_inert(browser, small_app):
     page.get_by_text("in the order of the score on their badges").wait_for()
     page.get_by_text("Abstract", exact=True).first.click()
     page.get_by_text("onerror=", exact=False).first.wait_for()
+    idle(page)
     shot(page, "10-inert-abstract-results")
     _assert_nothing_ran(page, dialogs)
     page.close()
@@ -158,14 +160,13 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, small_a
     # Let the rerun finish first: the previous page's elements stay on screen, marked stale,
     # until the rerun replaces or removes them, so a list of expanders taken too early names
     # some that vanish (a click then waited 90 s for `.nth(10)` of ten).
-    page.wait_for_function("""() => !document.querySelector('[data-testid=stStatusWidget]')
-        && !document.querySelector('[data-stale=true]')""")
+    idle(page)
     rows = page.locator(CARDS).all()  # each row's abstract is in its popover: open each
     assert len(rows) >= 5, len(rows)
     for row in (*rows[1:], rows[0]):  # the hostile paper's (the first) open last
         row.get_by_role("button", name="Abstract").click()
-        page.locator("[data-testid=stPopoverBody]").last.wait_for()
-        painted(page)
+        body = page.locator("[data-testid=stPopoverBody]").last
+        playwright_api.expect(body).to_contain_text(re.compile(r"\w+ \w+ \w+"))  # drawn
         assert page.locator("a[href*='example.org']").count() == 0
         if row != rows[0]:
             page.keyboard.press("Escape")
@@ -177,7 +178,7 @@ def test_math_in_an_abstract_cannot_link_load_or_cover_the_page(browser, small_a
 
 def _assert_contained(page, outside: list[str]) -> None:
     page.locator(".katex").first.wait_for()  # KaTeX renders after the text
-    painted(page)
+    idle(page)
     assert page.locator("a[href*='example.org']").count() == 0
     sources = page.eval_on_selector_all("img", "els => els.map(e => e.src)")
     assert not [src for src in sources if "example.org" in src or (src.startswith("http")
@@ -190,7 +191,7 @@ def _assert_contained(page, outside: list[str]) -> None:
     assert outside == []
 
 
-def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explorer):
+def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explorer):  # noqa: PLR0915
     """The topic list, an area's page, a finer topic's page, and the map: broad names zoomed
     out, the area's finer names zoomed to it."""
     areas = topic_table(seeds_explorer).topics("area")
@@ -209,6 +210,7 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     page.wait_for_function(f"document.location.search.endsWith('topic={fine.topic_id}')")
     heading(page, fine.name).wait_for()
     page.get_by_text(f"Topic {fine.topic_id}").wait_for()
+    idle(page)
     shot(page, "36-topic-fine")
     page.get_by_role("button", name="Show on the map").click()
     page.locator(f"{DECK} canvas").first.wait_for()
@@ -220,12 +222,14 @@ def test_topics_page_and_the_map_at_both_levels(browser, seeds_app, seeds_explor
     shot(page, "37-map-zoomed-to-a-topic")
     whole = open_page(browser, f"{seeds_app}/?view=map")
     whole.locator(f"{DECK} canvas").first.wait_for()
+    idle(whole)
     broad = [label["text"] for label in map_zoom(stored, table, None)[0]
              if label["level"] == "area"]
     assert sorted(broad) == sorted(a.name for a in areas)  # zoomed out: the broad areas' names
     shot(whole, "38-map-broad-areas")
-    whole.get_by_test_id("stSelectbox").click()
-    whole.get_by_role("option", name=f"{area.topic_id} · {area.name}").click()
+    option = whole.get_by_role("option", name=f"{area.topic_id} · {area.name}")
+    until_shown(whole.get_by_test_id("stSelectbox").click, option, WAIT / 1000)
+    option.click()
     whole.wait_for_function("document.location.search.includes('topic=')")
     whole.locator(f"{DECK} canvas").first.wait_for()
     zoomed = [label["text"] for label in map_zoom(stored, table, area.topic_id)[0]]

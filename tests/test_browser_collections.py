@@ -15,10 +15,12 @@ import pytest
 from explorer.features.collections.store import Collections
 from explorer.ui.text import WORD_JOINER
 from tests.app_fixtures import (  # noqa: F401 (small_index is a fixture)
+    IDLE,
     SCREENSHOTS,
     painted,
     small_index,
     streamlit_server,
+    until_shown,
 )
 
 pytestmark = pytest.mark.browser
@@ -26,8 +28,6 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 WAIT = 90_000  # ms; the first page of a fresh server loads the model
 VIEWPORT = {"width": 1280, "height": 1000}
 HOSTILE = "[Session expired](https://example.org/login) <b>bold</b>"
-IDLE = """() => !document.querySelector('[data-testid=stStatusWidget]')
-    && !document.querySelector('[data-stale=true]')"""
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +90,9 @@ def test_save_the_marked_set_under_a_hostile_name(browser, app):
 def test_open_share_rename_delete(browser, app):
     url, store = app
     page = open_page(browser, f"{url}/?view=marked")
-    page.get_by_test_id("stSelectbox").click()
-    page.get_by_role("option", name="With a ghost").click()
+    option = page.get_by_role("option", name="With a ghost")
+    until_shown(page.get_by_test_id("stSelectbox").click, option, WAIT / 1000)
+    option.click()
     settle(page)
     page.locator(".st-key-collection-open button").click()
     page.get_by_text("Missing from this index: 1").wait_for()

@@ -16,7 +16,7 @@ import pytest
 from explorer.features.collections.store import Collections
 from explorer.features.topics.table import topic_table
 from explorer.query.engine import Explorer
-from tests.app_fixtures import SCREENSHOTS, painted
+from tests.app_fixtures import IDLE, SCREENSHOTS, painted, until_shown
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -32,8 +32,6 @@ def starts_with(title: str) -> re.Pattern:
     return re.compile("^" + re.escape(title))
 
 
-IDLE = """() => !document.querySelector('[data-testid=stStatusWidget]')
-    && !document.querySelector('[data-stale=true]')"""
 QUESTIONS = ("How do generative adversarial networks avoid mode collapse?",
              "Which methods defend neural networks against adversarial examples?",
              "How can reinforcement learning agents explore with sparse rewards?",
@@ -93,10 +91,12 @@ def card_titles(page) -> list[str]:
     return [card.locator("strong").first.inner_text() for card in page.locator(CARDS).all()]
 
 
-def open_details(page, card) -> None:
-    """Open a result row's popover (the abstract, marks, collections)."""
-    card.get_by_role("button", name="Abstract").click()
-    page.locator("[data-testid=stPopoverBody]").last.wait_for()
+def open_details(page, card, button: str = "More like this") -> None:
+    """Open a result row's popover (the abstract, marks, collections) until its `button` shows
+    (a rerun that ends after the click closes the popover: it is opened again)."""
+    body = page.locator("[data-testid=stPopoverBody]").last
+    until_shown(card.get_by_role("button", name="Abstract").click,
+                body.get_by_role("button", name=button), WAIT / 1000)
 
 
 def test_five_of_ten_titles_above_the_fold_after_eight_questions(browser, venue_app):
@@ -106,7 +106,7 @@ def test_five_of_ten_titles_above_the_fold_after_eight_questions(browser, venue_
     assert page.locator(CARDS).count() >= 10
     settle(page, "dash-01-after-eight-questions")
     assert titles_in_view(page) >= 5
-    assert page.locator(".st-key-trail").get_by_role("button", name="4 earlier").is_visible()
+    expect(page.locator(".st-key-trail").get_by_role("button", name="4 earlier")).to_be_visible()
     page.close()
 
 
@@ -132,7 +132,7 @@ def test_back_and_forward_walk_the_moves(browser, venue_app):
     expect(page.get_by_role("heading", name="Similar papers")).to_have_count(0)
     settle(page)
     assert card_titles(page) == first_titles
-    assert page.get_by_placeholder("Ask a question").input_value() == QUESTIONS[0]
+    expect(page.get_by_placeholder("Ask a question")).to_have_value(QUESTIONS[0])
     page.go_forward()  # the paper again
     page.get_by_role("heading", name="Similar papers").wait_for()
     page.go_forward()
@@ -203,9 +203,11 @@ def test_the_collection_list_shows_a_saved_collection_and_rows_add_to_it(browser
     expect(picker).to_have_value("Graph reading")  # not "none saved yet"
 
     page.go_back()  # to the results: the second row joins the collection
+    expect(page.get_by_role("heading", name="Marked papers")).to_have_count(0)
     second = page.locator(CARDS).nth(1)
     second.wait_for()
-    open_details(page, second)
+    settle(page)
+    open_details(page, second, "Add")
     body = page.locator("[data-testid=stPopoverBody]")
     body.get_by_role("button", name="Add").click()
     page.get_by_text("Added to").wait_for()

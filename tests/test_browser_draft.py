@@ -13,14 +13,12 @@ from pathlib import Path
 import pytest
 
 from explorer.corpus.references import read_references
-from tests.app_fixtures import SCREENSHOTS, painted
+from tests.app_fixtures import IDLE, SCREENSHOTS, painted
 from tests.test_missed_cli import ZOTERO
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
 WAIT = 120_000  # ms; the first page of a fresh server loads the model
-IDLE = """() => !document.querySelector('[data-testid=stStatusWidget]')
-    && !document.querySelector('[data-stale=true]')"""
 CARDS = "[class*='st-key-card-d-']"
 CITED_TITLE = "Expressivity of input-Dependent Complex-valued Diagonal"  # in zotero.bib
 DRAFT = ("We ask which diagonal state-space layers can track the state of a group, and what a "

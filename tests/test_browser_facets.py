@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.app_fixtures import SCREENSHOTS
+from tests.app_fixtures import SCREENSHOTS, idle
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -35,6 +35,7 @@ def test_a_status_filter_in_a_link_shows_only_rejects(browser, venue_app: str):
     page = open_page(browser, f"{venue_app}/?{query}")
     cards = page.locator(CARDS)
     playwright_api.expect(cards).to_have_count(10)  # cards are drawn one after another
+    idle(page)  # ...and filled in: the run over
     statuses = [cards.nth(i).inner_text() for i in range(cards.count())]
     assert all("Rejected" in text for text in statuses)
     page.get_by_text("Status").first.wait_for()  # the sidebar's facet box
@@ -46,6 +47,7 @@ def test_a_version_pair_is_one_card_and_the_paper_page_lists_it(browser, venue_a
     page = open_page(browser, f"{venue_app}/?{urlencode({'q': PROTO})}")
     cards = page.locator(CARDS)
     playwright_api.expect(cards).to_have_count(10)
+    idle(page)
     texts = [cards.nth(i).inner_text() for i in range(cards.count())]
     with_title = [text for text in texts if PROTO in text]
     assert len(with_title) == 1 and "also" in with_title[0]

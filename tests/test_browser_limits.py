@@ -14,7 +14,7 @@ from explorer.features.drafts import ui as drafts
 from explorer.features.drafts.passages import MAX_DRAFT_BYTES
 from explorer.query.engine import MAX_QUESTION_CHARS
 from explorer.ui import page
-from tests.app_fixtures import SCREENSHOTS
+from tests.app_fixtures import SCREENSHOTS, idle
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("playwright.sync_api")
@@ -40,6 +40,7 @@ def test_text_past_a_box_limit_is_refused_and_the_note_says_what_the_model_read(
     tab.get_by_text(f"{MAX_QUESTION_CHARS}/{MAX_QUESTION_CHARS}").wait_for()  # the box's count
     box.press("Enter")
     tab.get_by_text("The model reads its first 256 tokens, up to").wait_for()
+    idle(tab)  # the link is written last in the run
     assert len(parse_qs(urlparse(tab.url).query)["q"][0]) == MAX_QUESTION_CHARS
     tab.screenshot(path=str(SCREENSHOTS / "limits-long-question.png"))
     tab.goto(f"{small_app}/?view=marked&like=gnn")

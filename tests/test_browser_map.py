@@ -18,6 +18,7 @@ from explorer.features.graph.ui import graph_chart
 from explorer.features.topics.ui import corpus_chart
 from explorer.query.engine import Explorer
 from explorer.ui.links import Location
+from tests.app_fixtures import idle, until_shown
 
 pytestmark = pytest.mark.browser
 WAIT = 120_000  # ms: the first page of a fresh server loads the model and the index
@@ -72,6 +73,21 @@ def pixel(page, chart: int, spec: dict, x: float, y: float) -> tuple[float, floa
             box["y"] + box["height"] / 2 + (y - view["target"][1]) * scale)
 
 
+def hover_until_tooltip(page, spec: dict, at: tuple[float, float], title: str) -> None:
+    """Point at `at` on the page's first map until its tooltip names `title`: deck.gl picks
+    nothing until its layers are drawn (seconds on a loaded machine), so the pointer leaves and
+    comes back until it does, its pixel taken again each time (the page may still move)."""
+    def point() -> None:
+        idle(page)  # the run over: the map on the page is the one that stays
+        canvas = page.locator(f"{DECK} canvas").first
+        canvas.wait_for(state="visible")
+        page.mouse.move(0, 0)
+        if canvas.bounding_box() is not None:  # None: redrawn just now, taken at the next try
+            page.mouse.move(*pixel(page, 0, spec, *at), steps=4)
+
+    until_shown(point, page.locator(".deck-tooltip").filter(has_text=title), WAIT / 1000)
+
+
 def loneliest(points: list[list[float]], among: list[list[float]]) -> int:
     """The index of the point of `points` farthest from every other point of `among`."""
     def gap(point: list[float]) -> float:
@@ -85,6 +101,7 @@ def test_the_map_fills_the_page_loads_nothing_from_outside_and_a_click_opens_a_p
     page, blocked = offline_page(browser, f"{venue_app}/?view=map&paper={paper_id}")
     canvas = page.locator(f"{DECK} canvas").first
     canvas.wait_for()
+    idle(page)  # laid out: the run over
     content = page.locator("[data-testid='stMainBlockContainer'] [data-testid='stVerticalBlock']")
     column = content.first.bounding_box()  # the page's content column, inside its padding
     width = canvas.bounding_box()["width"]
@@ -93,8 +110,7 @@ def test_the_map_fills_the_page_loads_nothing_from_outside_and_a_click_opens_a_p
     spec = json.loads(corpus_chart(venue_explorer, Location(page="map", paper_id=paper_id)).to_json())
     # The open paper is drawn on top (its nearest papers lie within a few pixels of it).
     opened = next(layer["data"][0] for layer in spec["layers"] if layer["id"] == "open")
-    page.mouse.move(*pixel(page, 0, spec, *opened["p"]), steps=4)
-    page.locator(".deck-tooltip").filter(has_text=venue_explorer.papers[0].title[:30]).wait_for()
+    hover_until_tooltip(page, spec, opened["p"], venue_explorer.papers[0].title[:30])
     shot(page, "map-hover")
     page.mouse.click(*pixel(page, 0, spec, *opened["p"]))
     page.get_by_role("heading", name="Similar papers").wait_for()  # the paper's page
@@ -113,9 +129,11 @@ def test_a_click_on_the_neighbourhood_graph_opens_that_paper(browser, venue_app,
     spec = json.loads(graph_chart(venue_explorer, graph).to_json())
     nodes = next(layer["data"] for layer in spec["layers"] if layer["id"] == "nodes")
     target = loneliest([n["p"] for n in nodes][1:], [n["p"] for n in nodes]) + 1
+    opened = venue_explorer.paper(nodes[target]["i"])
+    tip = nodes[target]["t"].split("\n")[0][:30]  # the tooltip's text (its title, as plain text)
+    hover_until_tooltip(page, spec, nodes[target]["p"], tip)  # drawn: a click is picked
     shot(page, "graph")
     page.mouse.click(*pixel(page, 0, spec, *nodes[target]["p"]))
-    opened = venue_explorer.paper(nodes[target]["i"])
     page.get_by_role("heading", name=opened.title[:40]).first.wait_for()
     assert blocked == [], blocked
     page.close()

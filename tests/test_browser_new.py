@@ -16,15 +16,13 @@ import pytest
 from explorer.features.collections.store import Collections
 from explorer.ingest.run import build
 from explorer.ui.text import WORD_JOINER
-from tests.app_fixtures import SCREENSHOTS, painted, streamlit_server
+from tests.app_fixtures import IDLE, SCREENSHOTS, painted, streamlit_server
 from tests.citation_fixtures import BREAD, work, write_page
 
 pytestmark = pytest.mark.browser
 playwright_api = pytest.importorskip("playwright.sync_api")
 WAIT = 90_000  # ms; the first page of a fresh server loads the model
 HOSTILE = "[Session expired](https://example.org/login) <b>bold</b>"
-IDLE = """() => !document.querySelector('[data-testid=stStatusWidget]')
-    && !document.querySelector('[data-stale=true]')"""
 
 
 @pytest.fixture(scope="module")

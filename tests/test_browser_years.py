@@ -15,7 +15,7 @@ import pytest
 
 from explorer.features.years.spread import corpus_spread
 from explorer.query.engine import Explorer, Filters
-from tests.app_fixtures import streamlit_server
+from tests.app_fixtures import idle, streamlit_server
 from tests.test_browser import CARDS, open_page, shot
 from tests.years_fixtures import years_index  # noqa: F401 (a fixture)
 
@@ -48,7 +48,7 @@ def settled_cards(page, count: int):
     """The result cards once the page shows exactly `count` of them (a rerun replaces them)."""
     cards = page.locator(CARDS).filter(has_text="Similar papers")
     playwright_api.expect(cards).to_have_count(count)
-    page.wait_for_timeout(300)
+    idle(page)  # the rerun over: no card of it still to come or go
     playwright_api.expect(cards).to_have_count(count)
     return cards
 

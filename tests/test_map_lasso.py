@@ -18,6 +18,7 @@ from explorer.features.topics.ui_lasso import (
     lassoed_ids,
 )
 from explorer.features.topics.ui_map import point_colours
+from tests.app_fixtures import idle
 
 WAIT = 120_000  # ms: a fresh server loads the model and the index on its first page
 
@@ -70,6 +71,7 @@ def test_a_box_over_the_map_marks_its_papers_and_undo_unmarks(browser, seeds_ser
     page.get_by_text("Box or lasso").click()
     area = page.locator(".js-plotly-plot .nsewdrag").first
     area.wait_for()
+    idle(page)  # the chart drawn by the run's end: a drag before then is lost
     box = area.bounding_box()
     left, top = box["x"] + box["width"] * 0.1, box["y"] + box["height"] * 0.1
     right, bottom = box["x"] + box["width"] * 0.9, box["y"] + box["height"] * 0.9
@@ -85,8 +87,10 @@ def test_a_box_over_the_map_marks_its_papers_and_undo_unmarks(browser, seeds_ser
     mark.click()
     done = page.get_by_text(f"Marked {count} papers as more like this")
     done.wait_for()
+    idle(page)  # the link is written last in the run
     assert page.url.count("like=") == count
     page.get_by_role("button", name="Undo").click()
     done.wait_for(state="detached")
+    idle(page)
     assert "like=" not in page.url and blocked == []
     page.close()

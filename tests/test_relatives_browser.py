@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.app_fixtures import SCREENSHOTS, streamlit_server
+from tests.app_fixtures import SCREENSHOTS, idle, painted, streamlit_server
 from tests.conftest import SEEDS
 
 pytestmark = pytest.mark.browser
@@ -73,7 +73,8 @@ def test_relatives_page_lists_the_near_copy_with_its_sentences(browser, relative
     playwright_api.expect(first).to_contain_text("cos 0.9", timeout=WAIT)
     first.get_by_text("<b>markup</b>", exact=False).first.wait_for()  # shown as typed
     page.get_by_text(re.compile(r"Pairs this close: [1-9][0-9]*, among 73 papers")).wait_for()
-    page.wait_for_timeout(600)
+    idle(page)
+    painted(page)
     page.screenshot(path=str(SCREENSHOTS / "relatives-page.png"), full_page=True)
     _inert(page, dialogs)
 
@@ -81,7 +82,8 @@ def test_relatives_page_lists_the_near_copy_with_its_sentences(browser, relative
     page.get_by_role("heading", name="Close relatives", exact=True).wait_for()
     part = page.locator("[class*='st-key-relative-rel-0']")
     playwright_api.expect(part).to_contain_text("cos 0.9", timeout=WAIT)
-    page.wait_for_timeout(600)
+    idle(page)
+    painted(page)
     page.screenshot(path=str(SCREENSHOTS / "relatives-paper-part.png"), full_page=True)
     _inert(page, dialogs)
     page.close()

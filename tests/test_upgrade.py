@@ -8,9 +8,7 @@ the code does not care which model it is (tests/test_upgrade_mpnet.py runs the r
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -38,7 +36,9 @@ from explorer.model.embedder import Embedder, resolve_model
 from explorer.settings import Settings
 from explorer.ui.text import escape_markdown
 from tests.conftest import SEEDS
+from tests.model_fixtures import strong_model as _strong_model
 
+strong_model = _strong_model  # conftest's fixture (made once a run), for modules importing it here
 WAIT = 600.0  # seconds an upgrade of the seeds may take on two loaded cores
 
 
@@ -47,18 +47,6 @@ def any_question_time(monkeypatch):
     """These tests are about the swap, not about the latency rule (test_upgrade_latency.py):
     a question's time measured on the loaded machine never stops their upgrade."""
     monkeypatch.setattr(stage, "QUESTION_LIMIT_MS", float("inf"))
-
-
-@pytest.fixture(scope="session")
-def strong_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A second real model folder: the bundled MiniLM, pooled by its CLS token."""
-    folder = tmp_path_factory.mktemp("strong") / "strong-model"
-    shutil.copytree(resolve_model("default").path, folder)
-    pooling = folder / "1_Pooling" / "config.json"
-    config = json.loads(pooling.read_text())
-    config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
-    pooling.write_text(json.dumps(config))
-    return folder
 
 
 def wait_for(folder: Path, ready, seconds: float = WAIT, pause: float = 0.05):

