@@ -17,8 +17,8 @@ The "related" cut (wording.RELEVANCE_WORDS) decides nothing about the targets (t
 between "weak" and "good match". The rule: the lowest cut (0.20, 0.21, ...) at which every
 set's held-out topic-absent rate is at most 0.10; each set is also read at the cut its two
 other sets alone would pick. One cut serves every model (the words' meanings are chances, the
-same for all): the highest of the models' picks. The trade-off on the near-but-absent lists (the gate against the
-targets) is written beside it.
+same for all): the highest of the models' picks. The trade-off on the near-but-absent lists
+(the gate against the targets) is written beside it.
 
     nice -n 10 .venv/bin/python -m studies.strength_absent [--model mpnet --small]
 """
@@ -30,8 +30,6 @@ import json
 import os
 import time
 from pathlib import Path
-
-import numpy as np
 
 from benchmarks.common import machine
 from explorer import wording

@@ -259,16 +259,23 @@ def table(report: dict) -> str:
                      f"{result['stored']['central on topic']} | {result['now']['central on topic']} |")
         lines += phrase_rows(result)
         lines.append("")
-        for side, column in zip(("stored", "now"), report["columns"]):
-            lines += [f"### Names, {column}", ""]
-            lines_of = result[side].get("phrase lines", {})
-            for area in result[side]["names"]:
-                lines.append(f"- **{area['area']}** (most central: {area['central']}): "
-                             + "; ".join(area["topics"]))
-                if area["area"] in lines_of:
-                    lines.append(f"  - key phrases: {' · '.join(lines_of[area['area']])}")
-            lines.append("")
+        lines += name_lines(result, report["columns"])
     return "\n".join(lines) + "\n"
+
+
+def name_lines(result: dict, columns: list[str]) -> list[str]:
+    """The names of every area and topic, with the areas' key phrases, per column."""
+    lines = []
+    for side, column in zip(("stored", "now"), columns):
+        lines += [f"### Names, {column}", ""]
+        lines_of = result[side].get("phrase lines", {})
+        for area in result[side]["names"]:
+            lines.append(f"- **{area['area']}** (most central: {area['central']}): "
+                         + "; ".join(area["topics"]))
+            if area["area"] in lines_of:
+                lines.append(f"  - key phrases: {' · '.join(lines_of[area['area']])}")
+        lines.append("")
+    return lines
 
 
 def phrase_rows(result: dict) -> list[str]:

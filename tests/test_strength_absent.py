@@ -5,8 +5,9 @@ index's paper pairs) gets a top hit above "weak" at most 1 time in 10, while at 
 the paraphrases' targets still read "strong" or "good match". With the "related" cut of 0.2
 (before the study in studies/strength_absent.py) 15 of 140 read above weak with MiniLM (the
 MiniLM test fails there); with 0.22, 10. mpnet: 12 of 140 with 0.2, 9 with 0.22 (its own pick
-is 0.2: its test passes either way). Near-but-absent questions (only the paper and its versions left out) keep the
-answer's close relatives, which are often relevant: they are reported, not held to the target.
+is 0.2: its test passes either way). Near-but-absent questions (only the paper and its
+versions left out) keep the answer's close relatives, which are often relevant: they are
+reported, not held to the target.
 Real model, real index: the default model (seeds_explorer) and all-mpnet-base-v2 where it is
 installed."""
 
