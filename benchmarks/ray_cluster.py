@@ -63,6 +63,12 @@ class LocalCluster:
         self._auth = {"RAY_AUTH_MODE": "disabled",
                       "RAY_AUTH_TOKEN_PATH": str(self._root / "no-token")}
 
+    @property
+    def driver_env(self) -> dict[str, str]:
+        """What a driver's environment must hold to join these nodes: their auth settings (a
+        `ray.init()` earlier in the same process leaves RAY_AUTH_MODE=token in os.environ)."""
+        return dict(self._auth)
+
     def __enter__(self) -> LocalCluster:
         try:
             self._start(["--head", f"--port={self.port}", "--num-cpus=0",

@@ -16,6 +16,8 @@ the driver, connected by address. First one worker node, then a second joins: th
 
 from __future__ import annotations
 
+import os
+
 import argparse
 import time
 
@@ -59,6 +61,7 @@ def _on_cluster(ray, spec, texts: list[str]) -> None:
 
     rows = [_row("local engine (all cores, no Ray)", Embedder(spec), texts)]
     with LocalCluster(workers=1) as cluster:
+        os.environ.update(cluster.driver_env)
         ray.init(address=cluster.address, log_to_driver=False)
         try:
             rows.append(_row("cluster, 1 worker node", RayEmbedder(spec, workers=1), texts))

@@ -4,13 +4,16 @@ driver connected by address as on a real cluster. The index equals a local build
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from explorer.artifacts.store import load_artifacts
-from explorer.ingest.run import build
 from tests.conftest import SEEDS, same_text_cosine
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]'")
@@ -23,11 +26,18 @@ def cluster():
     if ray.is_initialized():
         ray.shutdown()
     with LocalCluster(workers=2, cpus_per_worker=1) as running:
+        saved = {name: os.environ.get(name) for name in running.driver_env}
+        os.environ.update(running.driver_env)  # this process is a driver too
         ray.init(address=running.address, log_to_driver=False)
         try:
             yield running
         finally:
             ray.shutdown()
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 def test_the_cluster_has_two_worker_nodes_and_a_head_without_cpus(cluster):
@@ -41,10 +51,21 @@ def test_the_cluster_has_two_worker_nodes_and_a_head_without_cpus(cluster):
 def test_a_build_on_the_cluster_gives_the_local_index(cluster, seeds_index: Path,
                                                      tmp_path: Path, cpu_branch):
     out = tmp_path / "cluster-index"
-    # two actors of one CPU each: one per worker node, the head has none; batch 4 -> Ray
-    # batches of 64 texts, so the 71 seeds go to both nodes
-    report = build([SEEDS], out, "default", sentences=False, batch_size=4, engine="ray")
-    assert report.embedded == report.papers > 0
+    # A driver of its own, as a user's build is: `explorer build --engine ray` in a new process
+    # finds the cluster by RAY_ADDRESS, with the cluster's auth settings (a build after
+    # test_ray.py's local Ray, whose ray.init left RAY_AUTH_MODE=token in os.environ, found its
+    # actors dead at start).
+    # Two actors of one CPU each: one per worker node, the head has none; batch 4 -> Ray
+    # batches of 64 texts, so the 71 seeds go to both nodes.
+    command = [str(Path(sys.executable).with_name("explorer")), "build", str(SEEDS), "--out",
+               str(out), "--engine", "ray", "--no-sentences", "--batch-size", "4",
+               "--no-upgrade", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **cluster.driver_env,
+                               "RAY_ADDRESS": cluster.address})
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["embedded"] == report["papers"] > 0
     local, remote = load_artifacts(seeds_index), load_artifacts(out)
     assert [p.paper_id for p in remote.papers] == [p.paper_id for p in local.papers]
     assert [p.to_dict() for p in remote.papers] == [p.to_dict() for p in local.papers]
