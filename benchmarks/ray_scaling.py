@@ -16,9 +16,8 @@ the driver, connected by address. First one worker node, then a second joins: th
 
 from __future__ import annotations
 
-import os
-
 import argparse
+import os
 import time
 
 from benchmarks.common import load_abstracts, machine, paper_text, save
