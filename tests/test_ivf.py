@@ -12,7 +12,15 @@ import pytest
 
 from explorer.index.dense import IVF, IVF_PROBES
 from explorer.query.engine import Explorer
-from tests.test_approximate import QUESTIONS, TOP_K, answers_in_threads, rebuilt_as
+from tests.test_approximate import (
+    QUESTIONS,
+    TOP_K,
+    answers_in_threads,
+    exact_rows,
+    hybrid_overlap,
+    rebuilt_as,
+    recall,
+)
 from tests.venue_fixtures import venue_index  # noqa: F401 - the fixture, shared
 
 
@@ -20,10 +28,6 @@ from tests.venue_fixtures import venue_index  # noqa: F401 - the fixture, shared
 def pair(venue_index: Path, tmp_path_factory) -> tuple[Explorer, Explorer]:  # noqa: F811
     """(exact, ivf): the venue index as built, and a copy rebuilt as IVF (nothing embedded)."""
     return rebuilt_as(venue_index, tmp_path_factory, IVF)
-
-
-def _recall(found: np.ndarray, truth: np.ndarray) -> float:
-    return float(np.mean([len(set(a) & set(b)) / TOP_K for a, b in zip(found, truth)]))
 
 
 def _queries(exact: Explorer, vectors: np.ndarray) -> np.ndarray:
@@ -40,26 +44,19 @@ def test_ivf_recalls_the_exact_top_10_with_exact_scores(pair):
     vectors = approximate.vectors
     np.testing.assert_array_equal(vectors, exact.vectors)  # the float vectors, in row order
     queries = _queries(exact, vectors)
-    truth = np.argsort(-(queries @ vectors.T), axis=1, kind="stable")[:, :TOP_K]
+    truth = exact_rows(vectors, queries)
     index = approximate.artifacts.index
     scores, found = index.search(queries, TOP_K)
-    assert index.breadth == IVF_PROBES and _recall(found, truth) >= 0.99
+    assert index.breadth == IVF_PROBES and recall(found, truth) >= 0.99
     # re-scored on the float vectors: each score is the exact cosine of its row
     np.testing.assert_allclose(scores, np.einsum("qkd,qd->qk", vectors[found], queries),
                                atol=1e-5)
     _, narrow = index.search(queries, TOP_K, breadth=1)
-    assert _recall(narrow, truth) < _recall(found, truth)  # the lists probed matter
+    assert recall(narrow, truth) < recall(found, truth)  # the lists probed matter
 
 
 def test_hybrid_answers_over_ivf_equal_the_exact_ones(pair):
-    exact, approximate = pair
-    overlaps = []
-    for question in QUESTIONS:
-        expected = [h.paper_id for h in exact.search(question, top_k=TOP_K)]
-        found = [h.paper_id for h in approximate.search(question, top_k=TOP_K)]
-        assert found[:3] == expected[:3], question
-        overlaps.append(len(set(found) & set(expected)) / TOP_K)
-    assert np.mean(overlaps) >= 0.98
+    assert hybrid_overlap(*pair) >= 0.98
 
 
 @pytest.mark.parametrize("share", [0.05, 0.5])
