@@ -81,7 +81,7 @@ def after_build(args, settings: Settings, out: Path) -> Plan | None:
 
 def _measuring(model_id: str) -> None:
     print(f"explorer: timing {model_id.rsplit('/', 1)[-1]} on {SAMPLE} abstracts and a few "
-          "questions here (once per computer) to plan its upgrade...", file=sys.stderr, flush=True)
+          "questions here to plan its upgrade...", file=sys.stderr, flush=True)
 
 
 def plan_line(plan: Plan, out: Path) -> str:
@@ -96,9 +96,10 @@ def plan_line(plan: Plan, out: Path) -> str:
     if plan.reason == RUNNING:
         return f"the upgrade of {out} to {name} is under way ({plan.papers:,} papers to go)."
     if plan.reason == SLOW:
-        return (f"{name} took {plan.question_ms:.0f} ms to embed a question here (measured once "
-                f"per computer), over the {QUESTION_LIMIT_MS:.0f} ms a question's model run may "
-                f"take: the index keeps the fast model (`--model {name}` embeds with it anyway).")
+        return (f"{name} took {plan.question_ms:.0f} ms to embed a question here (timed again "
+                f"at the next build if the computer was busy), over the {QUESTION_LIMIT_MS:.0f} "
+                f"ms a question's model run may take: the index keeps the fast model "
+                f"(`--model {name}` embeds with it anyway).")
     if plan.reason == LARGE:
         return (f"{plan.papers:,} papers would take {minutes} with {name}, over the "
                 f"{LIMIT_SECONDS // 60}-minute limit of a background upgrade: the index keeps the "

@@ -72,8 +72,9 @@ def plan_upgrade(folder: Path, target: str, cache_dir: Path, batch_size: int,
                  measuring: Callable[[str], None] = lambda name: None) -> Plan:
     """What an upgrade of the index in `folder` to the model `target` would do. Measures the
     model's rate and question time here (measure_probe; `measuring(model id)` is called first)
-    when none is recorded yet: once per computer and model. SLOW (a question over
-    QUESTION_LIMIT_MS) is checked before LARGE: it holds whatever the corpus's size."""
+    when none is recorded yet, or a SLOW was timed while busy: once per computer and model.
+    SLOW (a question over QUESTION_LIMIT_MS) is checked before LARGE: it holds whatever the
+    corpus's size."""
     manifest = read_manifest(folder)
     try:
         spec = resolve_model(target)
