@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from explorer.cli import main as cli
+from explorer.eval.columns import Corpus
 from explorer.eval.paired import paired, per_question
+from explorer.eval.seeds import read_judgments, score_seeds, target_row
+from tests.paraphrases import SEED_JUDGMENTS
 
 
 def _run(set_name: str, size: int, draw: int, query: str, ndcg: float) -> dict:
@@ -79,3 +82,23 @@ def test_eval_per_query_keeps_the_scores_the_table_averages(tiny_acm, tmp_path, 
         assert round(float(mean), 4) == row["columns"]["default"]["ndcg@10"]
     assert cli.main(args) == 0
     assert "runs" not in json.loads(capsys.readouterr().out)["small"]
+
+
+def test_the_seed_set_names_the_pair_directions_each_column_misses(seeds_explorer):
+    """score_seeds' "partners_missed": the directions whose partner is not in the top 5, by a
+    brute-force cosine ranking for the dense column (what model_gap pairs across models)."""
+    judgments = read_judgments(SEED_JUDGMENTS)
+    vectors = seeds_explorer.vectors
+    corpus = Corpus.of(seeds_explorer.papers, vectors)
+    scored = score_seeds(corpus, seeds_explorer.embedder.embed_queries(
+        [q for q, _ in judgments.questions]), judgments)
+    missed = []
+    for first, second, _ in judgments.pairs:
+        a, b = (target_row(seeds_explorer.papers, m) for m in (first, second))
+        for one, other in ((a, b), (b, a)):
+            order = [r for r in np.argsort(-(vectors @ vectors[one]), kind="stable") if r != one]
+            missed.append(other not in order[:5])
+    assert scored["columns"]["dense"]["partners_missed"] == [i for i, m in enumerate(missed) if m]
+    for column in scored["columns"].values():
+        share = 1 - len(column["partners_missed"]) / scored["pair_directions"]
+        assert round(share, 4) == column["partners@5"]
