@@ -56,6 +56,22 @@ def interval_rows(first: dict, second: dict) -> list[str]:
     return lines
 
 
+def pooled_rows(first: dict, second: dict) -> list[str]:
+    """Per size, the three sets' questions pooled (each question weighs the same, so the
+    sentences, the most numerous, weigh most): the shipped ranking, paired."""
+    a, b = (per_question(run["small"]["runs"]) for run in (first, second))
+    lines = []
+    for size in dict.fromkeys(row[1] for row in a):
+        one, two = ({f"{row[0]}:{q}": v for row in side if row[1] == size
+                     for q, v in side[row].items()} for side in (a, b))
+        result = paired(one, two)
+        lines.append(f"| all three sets {size:,} | {result['questions']} | "
+                     f"{np.mean(list(one.values())):.4f} | {np.mean(list(two.values())):.4f} | "
+                     f"{_cell(result)} | {result['p']:.3f} | {result['ahead']} / "
+                     f"{result['behind']} / {result['tied']} | - |")
+    return lines
+
+
 def _cell(result: dict) -> str:
     return (f"{100 * result['difference']:+.2f} [{100 * result['low']:+.2f}, "
             f"{100 * result['high']:+.2f}]")
@@ -114,7 +130,11 @@ def main(argv: list[str] | None = None) -> None:
     if len(args.pairs) % 2:
         parser.error("--pairs takes MiniLM's and mpnet's JSON, two by two")
     runs = [json.loads(p.read_text(encoding="utf-8")) for p in args.pairs]
-    lines = [f"Paired comparison of `explorer eval --per-query` runs (load average "
+    lines = ["# mpnet against MiniLM, question by question (issue 35)", "",
+             "Written by `studies/model_gap.py` from: " + ", ".join(
+                 f"`{p.name}` ({r['date']}, {r['machine']})" for p, r in zip(args.pairs, runs))
+             + ".", "",
+             f"Paired comparison of `explorer eval --per-query` runs (load average "
              f"{os.getloadavg()[0]:.1f} while this table was computed; the runs themselves: "
              f"see each JSON's date and machine).", "",
              "Cells: mpnet - MiniLM in nDCG@10 points (x100), mean over questions (a question's "
@@ -125,6 +145,8 @@ def main(argv: list[str] | None = None) -> None:
              "|---|---|---|---|---|---|---|---|"]
     for first, second in zip(runs[::2], runs[1::2]):
         lines += interval_rows(first, second)
+    for first, second in zip(runs[::2], runs[1::2]):
+        lines += pooled_rows(first, second)
     if args.seeds:
         lines += seed_rows(*(json.loads(p.read_text(encoding="utf-8")) for p in args.seeds))
     row = (args.row[0], int(args.row[1]))
