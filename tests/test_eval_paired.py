@@ -12,6 +12,7 @@ from explorer.cli import main as cli
 from explorer.eval.columns import Corpus
 from explorer.eval.paired import paired, per_question
 from explorer.eval.seeds import read_judgments, score_seeds, target_row
+from studies import model_gap
 from tests.paraphrases import SEED_JUDGMENTS
 
 
@@ -102,3 +103,20 @@ def test_the_seed_set_names_the_pair_directions_each_column_misses(seeds_explore
     for column in scored["columns"].values():
         share = 1 - len(column["partners_missed"]) / scored["pair_directions"]
         assert round(share, 4) == column["partners@5"]
+
+
+def test_the_model_gap_study_writes_one_line_per_row_and_the_pooled_sizes(tmp_path):
+    def report(shift: float) -> dict:
+        runs = [_run(name, 100, draw, f"{name}{i}", min(1.0, 0.1 * (i % 7) + shift))
+                for name in ("papers", "sentences") for i in range(30) for draw in (0, 1)]
+        return {"date": "d", "machine": "m", "small": {"runs": runs}}
+
+    paths = []
+    for name, shift in (("minilm", 0.0), ("mpnet", 0.05)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(report(shift)))
+    out = tmp_path / "gap.md"
+    model_gap.main(["--pairs", *map(str, paths), "--row", "papers", "1000", "--out", str(out)])
+    text = out.read_text()
+    assert "| papers 100 | 30 |" in text and "| sentences 100 | 30 |" in text
+    assert "| all three sets 100 | 60 |" in text and "by question length" not in text
