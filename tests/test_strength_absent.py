@@ -82,8 +82,11 @@ def test_absent_topic_questions_read_weak_and_targets_strong_mpnet(mpnet_seeds: 
 
 @MPNET
 @pytest.mark.xfail(strict=True, reason="not met with mpnet: 'knowledge distillation to compress "
-                   "BERT' -> MARC (video token compression) reads 'strong match', spared by the "
-                   "gate for sharing 'compress' (calibration.SHARED), beside the Atari question")
+                   "BERT' -> MARC (video token compression by teacher-student distillation) "
+                   "reads 'strong match', spared by the gate (calibration.SHARED) beside the "
+                   "Atari question: MARC holds 'compress' and 'distil', 2 of the 4 words, 0.51 "
+                   "of their weight, as Lean Finder holds 2 of 4 of 'search for lemmas in a "
+                   "proof assistant' (0.56), which test_strength.py needs spared")
 def test_hand_written_absent_topics_read_weak_mpnet(mpnet_seeds: Explorer):
     assert len(_hand_written_above_weak(mpnet_seeds)) <= len(ABSENT_TOPICS) // 10
 

@@ -81,6 +81,9 @@ def add_eval(commands) -> None:
                          "folder (with --seed-judgments)")
     command.add_argument("--seed-judgments", type=Path, help="the seed set's questions and pairs "
                          "(tests/data/seed_judgments.json)")
+    command.add_argument("--per-query", action="store_true", help="also keep each query's "
+                         "scores in the JSON (small corpora: \"small\" -> \"runs\"), for paired "
+                         "comparisons of two runs (eval/paired.py)")
     command.add_argument("--json", action="store_true", help="print JSON instead of tables")
     command.add_argument("--output", type=Path, help="also write the JSON result to this file")
     command.set_defaults(run=_eval)
@@ -165,8 +168,9 @@ def _small(args, settings: Settings, bar: Bar, names: list[str], columns) -> dic
     scoring.close()
     model = model_label(pool.model.get("id"), pool.model.get("backend"),
                         pool.model.get("precision"))
-    return {"model": model, "pool": str(folder), "pool_papers": len(pool.papers),
-            "sizes": args.sizes, "draws": args.draws, "rows": summarise(runs)}
+    small = {"model": model, "pool": str(folder), "pool_papers": len(pool.papers),
+             "sizes": args.sizes, "draws": args.draws, "rows": summarise(runs)}
+    return {**small, "runs": runs} if args.per_query else small
 
 
 def _seeds(args, settings: Settings, bar: Bar, judgments, columns) -> dict:

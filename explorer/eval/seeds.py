@@ -80,7 +80,8 @@ def score_seeds(corpus: Corpus, question_vectors: np.ndarray, judgments: SeedJud
                 columns: Sequence[str] = COLUMNS) -> dict:
     """Each column on the seed set -> {"papers", "questions", "pair_directions", "columns":
     {column: {"mrr@100", "top5" (share of questions), "partners@5" (share of directions),
-    "missed": markers of questions whose target is not in the top 5}}}.
+    "missed": markers of questions whose target is not in the top 5, "partners_missed": the
+    directions (their index: each pair's two directions in file order) whose partner is not}}}.
 
     `question_vectors` (m, d): the questions' vectors, embedded as a search embeds them."""
     targets = [target_row(corpus.papers, marker) for _, marker in judgments.questions]
@@ -101,5 +102,6 @@ def score_seeds(corpus: Corpus, question_vectors: np.ndarray, judgments: SeedJud
                                             for rows, target in zip(ranks, targets)])), 4),
             "top5": round(float(np.mean(found)), 4),
             "partners@5": round(float(np.mean(partners)), 4) if partners else 0.0,
-            "missed": [marker for (_, marker), hit in zip(judgments.questions, found) if not hit]}
+            "missed": [marker for (_, marker), hit in zip(judgments.questions, found) if not hit],
+            "partners_missed": [index for index, hit in enumerate(partners) if not hit]}
     return out
