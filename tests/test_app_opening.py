@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from explorer.model.embedder import TORCH
 from tests.app_fixtures import ROOT
 
 SCRIPT = """
-import json, sys
+import json, sys, threading
 from pathlib import Path
 from explorer.app import opening
 from explorer.artifacts.store import read_manifest
@@ -20,27 +23,32 @@ from explorer.errors import ExplorerError
 from explorer.query.engine import Explorer
 from explorer.ui.page import build_key
 
+HEAVY = ("torch", "sentence_transformers", "transformers")
 opens = []
 real_open = Explorer.open
 def counted(*args, **kwargs):
-    opens.append(str(args[0]))
+    opens.append(threading.current_thread().name.split("_")[0])  # which thread opened
     return real_open(*args, **kwargs)
 Explorer.open = counted
 folder = sys.argv[1]
 opening.open_early()
 opening.open_early()  # a rerun: no second open
-found = {"early": len(opens)}
+found = {}
 if Path(folder, "manifest.json").is_file():
-    explorer = opening.opened(folder, build_key(read_manifest(Path(folder))))
-    found["first"] = len(opens)
-    found["hits"] = [hit.paper.paper_id for hit in explorer.search("graph neural networks")]
+    index = opening.opened(folder, build_key(read_manifest(Path(folder))))
+    found["first"] = list(opens)
+    found["hits"] = [hit.paper.paper_id for hit in index.search("graph neural networks")]
+    import explorer.app.shell  # the pages' modules: all a first answer has loaded by then
+    found["backend"] = index.embedder.backend
+    found["heavy"] = sorted(m for m in HEAVY if m in sys.modules)
     opening.opened(folder, "another build")
-    found["other"] = len(opens)
+    found["other"] = list(opens)
 else:
     try:
         opening.opened(folder, "none")
     except ExplorerError as exc:
         found["error"] = type(exc).__name__
+    found["opens"] = opens
 print(json.dumps(found))
 """
 
@@ -52,16 +60,30 @@ def _run(index: Path) -> dict:
     return json.loads(result.stdout.splitlines()[-1])
 
 
-def test_the_first_load_takes_the_index_opened_early(seeds_index, seeds_explorer):
-    found = _run(seeds_index)
-    assert found["early"] == 1  # started by the first call only
-    assert found["first"] == 1  # taken, not opened twice
+@pytest.fixture(scope="module")
+def early(seeds_index) -> dict:
+    return _run(seeds_index)
+
+
+def test_the_first_load_takes_the_index_opened_early(early, seeds_explorer):
+    found = early
+    assert found["first"] == ["explorer-open"]  # opened early, once, and taken
     expected = [hit.paper.paper_id for hit in seeds_explorer.search("graph neural networks")]
     assert found["hits"] == expected
-    assert found["other"] == 2  # another build is opened anew
+    assert found["other"] == ["explorer-open", "MainThread"]  # another build: opened anew
 
 
 def test_a_missing_index_is_reported_by_the_pages_open(tmp_path):
     found = _run(tmp_path / "no-index")
-    assert found["early"] == 0  # nothing to open early
+    assert found["opens"] == ["MainThread"]  # nothing to open early: only the page's open
     assert found["error"] == "IndexMissingError", found
+
+
+def test_the_apps_first_answer_loads_no_torch(early, cpu_branch):
+    """The app's modules, the index opened early and its first answer: no torch, transformers
+    or sentence-transformers (their import alone costs seconds) unless torch is the backend."""
+    found = early
+    cpu_branch(f"the app's first answer runs {found['backend']}")
+    if found["backend"] == TORCH:
+        pytest.skip("no exported backend runs on this machine: torch is the fallback")
+    assert found["heavy"] == []
