@@ -77,8 +77,9 @@ def run(argv: list[str]) -> None:
              for part in ("imports", "open", "first") for side in chain]
     save("appparts", "Web app cold start by parts (seeds), before and after", rows,
          ["measure", "median", "runs"],
-         notes=f"Before: {base[:10]}; after: {_git('rev-parse', 'HEAD')[:10]}. Load average "
-         f"at the start {os.getloadavg()}: ratios within this run only.\n\n" + __doc__.strip())
+         notes=f"Before: {base[:10]}; after: {_git('rev-parse', 'HEAD')[:10]}. The CPU was "
+         "shared with other sessions (load average above): ratios within this run only.\n\n"
+         + __doc__.strip())
 
 
 def _shown(sides: dict, folder: Path, runs: int) -> dict[str, list[dict]]:
