@@ -1,7 +1,7 @@
 """Speed benchmarks (issue 4): `.venv/bin/python -m benchmarks.run NAME [options]`.
 
-NAME is one of: embed, query, build, wholebuild, coldstart, coldscale, coldparts, large, ndcg,
-app, ray, load, bib, years, profile, concurrent, explain, blas, targets, collections, abuse,
+NAME is one of: embed, query, build, wholebuild, coldstart, coldscale, coldparts, appparts, large,
+ndcg, app, ray, load, bib, years, profile, concurrent, explain, blas, targets, collections, abuse,
 mapdraw, references, scale. Each prints a markdown table (the product's path beside a plain
 baseline measured in the same run, with the ratio) and writes it to benchmarks/results/NAME.md
 and NAME.json. See benchmarks/README.md.
@@ -15,7 +15,7 @@ import sys
 BENCHMARKS = {"embed": "benchmarks.embed", "query": "benchmarks.query",
               "build": "benchmarks.build_time", "wholebuild": "benchmarks.whole_build",
               "coldstart": "benchmarks.coldstart", "coldscale": "benchmarks.cold_scale",
-              "coldparts": "benchmarks.cold_parts",
+              "coldparts": "benchmarks.cold_parts", "appparts": "benchmarks.app_parts",
               "large": "benchmarks.large", "ndcg": "benchmarks.ndcg", "app": "benchmarks.app",
               "ray": "benchmarks.ray_scaling", "load": "benchmarks.load",
               "bib": "benchmarks.bibliography", "years": "benchmarks.years",
