@@ -15,7 +15,14 @@ with `VectorIndex.load` and asks the questions one at a time through `VectorInde
 warm-up questions first); its VmRSS after the questions is the memory while serving (the
 Python, numpy and FAISS of an empty process are about 50 MB of it): RssAnon the process's own,
 RssFile the memory-mapped vectors' pages it has read (the page cache's: shared, given back
-under pressure).
+under pressure); first_answer_s, from that process's start (imports included) to its first
+answer (the model's load, the same at every size, is not in it: benchmarks.run coldstart). A flat
+scan of over 1M rows is asked only the first FLAT_ASKED_LARGE questions. The stand-ins are
+made into a .npy in the cache folder (mapped: the page cache's, not the process's), ADDED more
+than the size: after an IVF's rows, a row for the update an `explorer build` with ADDED new
+papers makes (`VectorIndex.build(all, previous=the saved index, mapped)`, timed), its recall
+against the exact top-10 of all the rows. The BM25 build at the same sizes: --lexical
+(scale_lexical.py); the table and plot of every size: --growth (scale_growth.py).
 """
 
 from __future__ import annotations

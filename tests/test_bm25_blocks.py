@@ -1,6 +1,7 @@
 """The BM25 weights worked out by blocks of papers (lexical.bm25_matrix, so that a build of
 millions of papers holds a block's temporaries, not the corpus's) equal the whole-corpus
-formula bit for bit, and the bm25s library's scores, on the seed abstracts."""
+formula bit for bit, and the bm25s library's scores, on the seed abstracts; an index of papers
+(their texts made as the build reads them) equals one of their texts made at once."""
 
 import numpy as np
 import pytest
@@ -57,3 +58,12 @@ def test_blocked_scores_equal_the_bm25s_library():
         expected = reference.get_scores_from_ids([column])
         ours = scores[:, LexicalIndex.build(texts).vocab[word]].toarray().ravel()
         assert ours == pytest.approx(expected, rel=1e-5, abs=1e-6), word
+
+
+def test_an_index_of_papers_equals_one_of_their_texts():
+    papers = read_corpus([SEEDS]).papers
+    lazy = LexicalIndex.from_papers(papers).to_arrays()
+    eager = LexicalIndex.build([lexical_text(p) for p in papers]).to_arrays()
+    assert lazy.keys() == eager.keys()
+    for name, array in eager.items():
+        np.testing.assert_array_equal(lazy[name], array, err_msg=name)

@@ -72,6 +72,21 @@ def lexical_text(paper: Paper) -> str:
     return " ".join([paper.text, *paper.keywords])
 
 
+class _Texts(Sequence[str]):
+    """lexical_text of each of `papers`, made when read."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._papers = papers
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [lexical_text(paper) for paper in self._papers[row]]
+        return lexical_text(self._papers[row])
+
+
 class LexicalIndex:
     """BM25 scores of every paper for a text query; rows are positions in the paper list."""
 
@@ -116,8 +131,9 @@ class LexicalIndex:
     @classmethod
     def from_papers(cls, papers: Sequence[Paper], previous: dict[str, np.ndarray] | None = None
                     ) -> LexicalIndex:
-        """Index `papers`; `previous`: the arrays of the build being updated."""
-        return cls.build([lexical_text(p) for p in papers], previous)
+        """Index `papers`; `previous`: the arrays of the build being updated. Each paper's text
+        is made when the build reads it: a build of millions of papers never holds them all."""
+        return cls.build(_Texts(papers), previous)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The index as named arrays: both matrices and the vocabulary (UTF-8, one a line)."""
