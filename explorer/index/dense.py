@@ -18,7 +18,8 @@ import faiss
 import numpy as np
 
 from explorer.batching import IN_PROGRESS
-from explorer.index import blas, scan
+from explorer.index import blas, ivf, scan
+from explorer.index.ivf import IVF_REFINE
 from explorer.index.scan import FEW_QUERIES
 
 EXACT = "flat"
@@ -43,8 +44,6 @@ EF_SEARCH_LARGEST = 512  # past the table: the best 1M recall at about 1 ms
 # exactly on the float vectors (IndexRefineFlat), so the scores are exact and recall comes
 # from the probes (benchmarks/results/scale-amd-f25-m17.md)
 IVF_PROBES = 64
-IVF_REFINE = 4
-IVF_TRAIN_PER_LIST = 40  # and 10 rounds of k-means: a 1M build trains in minutes
 EXACT_FILTER_SHARE = 0.2  # HNSW or IVF + a filter keeping fewer rows than this share: exact search
 # An exact index of scan.SPLIT_ROWS+ rows that has answered this many unfiltered searches keeps
 # an fp16 copy of its vectors made on a thread of its own; from then on the copy's scan finds
@@ -68,28 +67,53 @@ class VectorIndex:
         self._active = 0  # searches going on now: one alone scans its ranges in parallel
         self._active_lock = threading.Lock()
         self._build_lock = threading.Lock()
+        self._mapped = False  # opened by load: its files are mapped read only
 
     @classmethod
-    def build(cls, vectors: np.ndarray, kind: str = EXACT) -> VectorIndex:
+    def build(cls, vectors: np.ndarray, kind: str = EXACT,
+              previous: VectorIndex | None = None) -> VectorIndex:
         """Index `vectors` (n, d) float32. `kind` is 'flat' (exact), 'hnsw' or 'ivf'
-        (approximate)."""
+        (approximate). `previous`: the index this one replaces (an update); an IVF keeps a
+        previous IVF's trained lists while the size stays near (index/ivf.py: REUSE_GROWTH),
+        and when `vectors` begin with its rows only the rows after them are added."""
         if kind not in INDEX_TYPES:
             raise ValueError(f"unknown index type {kind!r}; expected one of {INDEX_TYPES}")
         vectors = _as_matrix(vectors)
         dimension = vectors.shape[1]
+        if (kind == IVF and previous is not None and previous.kind == IVF
+                and ivf.reusable(previous._index, len(vectors), dimension)):
+            return cls(ivf.updated(previous._index, previous.vectors(), vectors), kind)
         if kind == EXACT:
             index = faiss.IndexFlatIP(dimension)
         elif kind == IVF:
-            index = _trained_ivf(vectors)
+            index = ivf.trained(vectors)
         else:
             index = faiss.IndexHNSWFlat(dimension, HNSW_M, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
         index.add(vectors)
         return cls(index, kind)
 
+    def add(self, vectors: np.ndarray) -> None:
+        """Append `vectors` (n, d) as rows count..count+n-1, to an index built in this process
+        (not while it is searched). An IVF keeps its trained lists: each new row goes to its
+        nearest list and nothing is trained again; HNSW links the rows into its graph."""
+        if self._mapped:
+            raise ValueError("an index opened by load is mapped read only: build one to add to")
+        vectors = _as_matrix(vectors)
+        if vectors.shape[1] != self.dimension:
+            raise ValueError(f"vector dimension {vectors.shape[1]} != index {self.dimension}")
+        with self._build_lock:
+            self._index.add(vectors)
+            self._longest, self._compressed = None, None
+
     @property
     def count(self) -> int:
         return int(self._index.ntotal)
+
+    @property
+    def lists(self) -> int | None:
+        """An IVF's inverted lists (trained by the build, or kept by an update); else None."""
+        return ivf.lists(self._index) if self.kind == IVF else None
 
     @property
     def dimension(self) -> int:
@@ -246,8 +270,9 @@ class VectorIndex:
         the pages from the page cache (shared, given back under pressure), and the mapping
         keeps the file's data even once a rebuild deletes the file. `breadth`: how wide its
         searches look (default: HNSW by the index's size, EF_SEARCH_BY_SIZE; IVF_PROBES)."""
-        index = faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC)
-        return cls(index, kind, breadth)
+        opened = cls(faiss.read_index(os.fspath(path), faiss.IO_FLAG_MMAP_IFC), kind, breadth)
+        opened._mapped = True
+        return opened
 
 
 def ef_search_for(count: int) -> int:
@@ -256,28 +281,6 @@ def ef_search_for(count: int) -> int:
         if count <= rows:
             return ef_search
     return EF_SEARCH_LARGEST
-
-
-def _trained_ivf(vectors: np.ndarray) -> faiss.Index:
-    """An empty IndexRefineFlat over an 8-bit IVF, its lists trained on a fixed sample."""
-    count, dimension = vectors.shape
-    if count == 0:
-        raise ValueError("an IVF index trains its lists on the vectors: none were given")
-    lists = int(max(1, min(4 * np.sqrt(count), count // 39)))  # 39: FAISS's least per list
-    quantizer = faiss.IndexFlatIP(dimension)
-    codes = faiss.IndexIVFScalarQuantizer(quantizer, dimension, lists,
-                                          faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT)
-    quantizer.this.disown()
-    codes.own_fields = True
-    codes.cp.niter = 10
-    sample = np.random.default_rng(0).choice(count, min(count, IVF_TRAIN_PER_LIST * lists),
-                                             replace=False)
-    codes.train(vectors[np.sort(sample)])
-    index = faiss.IndexRefineFlat(codes)
-    codes.this.disown()
-    index.own_fields = True
-    index.k_factor = IVF_REFINE
-    return index
 
 
 class _KeepAlive:

@@ -28,6 +28,7 @@ SETTINGS = {"version": LEXICAL_VERSION, "method": "lucene", "k1": 0.9, "b": 0.4,
             "stemmer": "english", "stopwords": "en"}
 ARRAY_PREFIX = "lexical_"
 DENSE_SHARE = 0.25  # a query with more postings than this share of the papers sums densely
+BLOCK_ROWS = 65_536  # papers whose BM25 weights are worked out at a time
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
@@ -71,6 +72,21 @@ def lexical_text(paper: Paper) -> str:
     return " ".join([paper.text, *paper.keywords])
 
 
+class _Texts(Sequence[str]):
+    """lexical_text of each of `papers`, made when read."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._papers = papers
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    def __getitem__(self, row):
+        if isinstance(row, slice):
+            return [lexical_text(paper) for paper in self._papers[row]]
+        return lexical_text(self._papers[row])
+
+
 class LexicalIndex:
     """BM25 scores of every paper for a text query; rows are positions in the paper list."""
 
@@ -108,14 +124,16 @@ class LexicalIndex:
                 ids = [vocab.setdefault(token, len(vocab)) for token in tokenize(text)]
                 rows.append(_count_row(ids))
         counts = _stack(rows, len(vocab))
+        del rows  # a build of millions of papers: the per-paper arrays go before the scores
         row_keys = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
         return cls(bm25_matrix(counts), (counts, row_keys), vocab)
 
     @classmethod
     def from_papers(cls, papers: Sequence[Paper], previous: dict[str, np.ndarray] | None = None
                     ) -> LexicalIndex:
-        """Index `papers`; `previous`: the arrays of the build being updated."""
-        return cls.build([lexical_text(p) for p in papers], previous)
+        """Index `papers`; `previous`: the arrays of the build being updated. Each paper's text
+        is made when the build reads it: a build of millions of papers never holds them all."""
+        return cls.build(_Texts(papers), previous)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The index as named arrays: both matrices and the vocabulary (UTF-8, one a line)."""
@@ -200,21 +218,28 @@ class LexicalIndex:
         return math.log(1 + (self.count - df + 0.5) / (df + 0.5))
 
 
-def bm25_matrix(counts: sparse.csr_matrix) -> sparse.csc_matrix:
+def bm25_matrix(counts: sparse.csr_matrix, block: int | None = None) -> sparse.csc_matrix:
     """BM25 (Lucene variant) weight of every (paper, term) pair -> float32 CSC (n, terms).
 
     weight = idf(t) * tf / (tf + k1 * (1 - b + b * length / mean length)), with
-    idf(t) = log(1 + (n - df + 0.5) / (df + 0.5)); length counts every kept token."""
+    idf(t) = log(1 + (n - df + 0.5) / (df + 0.5)); length counts every kept token. Worked out
+    `block` rows (default BLOCK_ROWS) at a time: the float64 temporaries are a block's, not
+    the corpus's (benchmarks/results/scale-bm25-*.md)."""
     k1, b = SETTINGS["k1"], SETTINGS["b"]
     count = counts.shape[0]
     lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
     mean = lengths.mean() if count and lengths.any() else 1.0
     df = np.bincount(counts.indices, minlength=counts.shape[1]).astype(np.float64)
     idf = np.log(1 + (count - df + 0.5) / (df + 0.5))
-    tf = counts.data.astype(np.float64)
-    row_of = np.repeat(np.arange(count), np.diff(counts.indptr))
-    norm = k1 * (1 - b + b * lengths[row_of] / mean)
-    weights = (idf[counts.indices] * tf / (tf + norm)).astype(np.float32)
+    weights = np.empty(len(counts.data), dtype=np.float32)
+    block = block or BLOCK_ROWS
+    for start in range(0, count, block):
+        end = min(count, start + block)
+        span = slice(counts.indptr[start], counts.indptr[end])
+        tf = counts.data[span].astype(np.float64)
+        row_of = np.repeat(np.arange(start, end), np.diff(counts.indptr[start:end + 1]))
+        norm = k1 * (1 - b + b * lengths[row_of] / mean)
+        weights[span] = idf[counts.indices[span]] * tf / (tf + norm)
     matrix = sparse.csr_matrix((weights, counts.indices, counts.indptr), shape=counts.shape)
     return matrix.tocsc()
 
@@ -231,7 +256,8 @@ def _stack(parts: list[tuple[np.ndarray, np.ndarray]], terms: int) -> sparse.csr
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     indices = np.concatenate([ids for ids, _ in parts]) if parts else np.zeros(0, np.int32)
     data = np.concatenate([c for _, c in parts]) if parts else np.zeros(0, np.uint16)
-    return sparse.csr_matrix((data.astype(np.uint16), indices.astype(np.int32), indptr),
+    return sparse.csr_matrix((data.astype(np.uint16, copy=False),
+                              indices.astype(np.int32, copy=False), indptr),
                              shape=(len(parts), terms))
 
 

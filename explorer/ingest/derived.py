@@ -54,7 +54,8 @@ def derived(papers: list[Paper], vectors: np.ndarray, previous: Previous | None,
     with watch("authors"):  # the author and title table, so that no question waits for it
         arrays.update(author_arrays.to_arrays(AuthorTable(papers)))
     with watch("index"):
-        index = VectorIndex.build(vectors, report.index_type)
+        index = VectorIndex.build(vectors, report.index_type,
+                                  previous.index if previous is not None else None)
     with watch("quantiles"):
         extras = {PAIR_QUANTILES: pair_quantiles(vectors),
                   **_questions(papers, vectors, previous, embedder),

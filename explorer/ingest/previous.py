@@ -20,6 +20,7 @@ from explorer.corpus.sentences import SPLITTER_VERSION
 from explorer.errors import ExplorerError
 from explorer.features.new.stage import Before
 from explorer.features.relatives import stage as relatives
+from explorer.index.dense import VectorIndex
 from explorer.index.lexical import SETTINGS as LEXICAL_SETTINGS
 from explorer.model.embedder import ModelSpec
 
@@ -83,6 +84,7 @@ class Previous:
     arrays: dict[str, np.ndarray]
     extras: dict
     text_hashes: list[str]  # (n,) the text hash of each row
+    index: VectorIndex | None = None  # its vector index (an IVF update keeps its trained lists)
 
     @property
     def sentence_source(self) -> tuple[Manifest, dict[str, np.ndarray], list[str]]:
@@ -103,7 +105,8 @@ def previous_build(out: Path, spec: ModelSpec) -> Previous | None:
         hashes = [row.tobytes().hex() for row in stored]
     else:  # built before the hashes were stored
         hashes = [p.text_hash for p in load_artifacts(out, older=True).papers]
-    return Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes)
+    return Previous(found.manifest, found.index.vectors(), found.arrays, found.extras, hashes,
+                    found.index)
 
 
 def before(previous: Previous | None) -> Before | None:
