@@ -84,3 +84,29 @@ def test_the_broad_areas_come_first_zoomed_out(seeds_explorer: Explorer):
     for area in areas:
         if area["text"] not in {label["text"] for label in kept}:  # left out: an area was in its way
             assert any(other["level"] == "area" for other in kept), area
+
+
+@pytest.mark.parametrize("farther", [2, 4])
+def test_crowded_names_are_left_out_not_drawn_over(seeds_explorer: Explorer, farther: int):
+    """The same real names placed for a view `farther` levels out than the whole map's, where
+    most of them crowd together: the kept ones stay apart (measured), the rest are left out."""
+    rows, view, candidates = chart_labels(seeds_explorer, None)
+    zoom = view["zoom"] - farther
+    kept = place(candidates, zoom)
+    placed = [{"p": [k["x"], k["y"]], "t": k["text"], "s": k["size"], "o": [0, k["dy"]]}
+              for k in kept]
+    assert 0 < len(kept) < len(candidates)
+    assert clashes(placed, 2.0 ** zoom) == []
+
+
+def test_names_in_a_row_are_kept_apart_by_their_width(seeds_explorer: Explorer):
+    """Every real name of the index on one line, 60 pixels apart (wider names than that): the
+    kept ones do not overlap as the browser's font draws them, so the width the placement
+    gives a name is at least its drawn width."""
+    names = sorted({topic.name for topic in topic_table(seeds_explorer).topics()}, key=len)
+    labels = [{"x": 60.0 * n, "y": 0.0, "text": name, "size": 13, "level": "topic",
+               "priority": 0} for n, name in enumerate(names)]
+    kept = place(labels, 0.0)  # one pixel per unit
+    placed = [{"p": [k["x"], k["y"]], "t": k["text"], "s": k["size"], "o": [0, k["dy"]]}
+              for k in kept]
+    assert len(kept) > 1 and clashes(placed, 1.0) == []
