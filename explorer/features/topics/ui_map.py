@@ -21,7 +21,7 @@ import numpy as np
 import pydeck as pdk
 
 from explorer.corpus.papers import Paper
-from explorer.features.topics.ui_labels import PADDING, place
+from explorer.features.topics.ui_labels import place
 from explorer.ui.text import plain
 
 MAX_POINTS = 100_000  # past this, an even sample (each point costs the message ~110 bytes)
@@ -68,8 +68,8 @@ def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Foc
               base: str | None = None) -> CompactDeck:
     """The deck of every paper (papers_layer, or `base`: its JSON text made before for the
     same zoom), the focus on top (each object's "i" its paper id), then `labels` (map_zoom's
-    dicts: "x", "y", "text", "level", "size"; those that fit placed by ui_labels.place at the
-    first view's zoom, also the farthest the reader may zoom out). `ranges` the first view's
+    dicts: "x", "y", "text", "level", "size"; those that fit placed by ui_labels.place from
+    the first view's zoom, some to appear as the reader zooms in). `ranges` the first view's
     {"x": [lo, hi], "y": [lo, hi]} (default: the whole map)."""
     x, y = np.asarray(corpus_map["x"], dtype=float), np.asarray(corpus_map["y"], dtype=float)
     layers: list[Mapping[str, Any] | str] = [
@@ -85,7 +85,7 @@ def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Foc
             layers.append({**_points(name, data, radius), "getFillColor": fill, "stroked": True,
                            "getLineColor": line, "getLineWidth": 2, "lineWidthUnits": "pixels"})
     box = ranges or {"x": [float(x.min()), float(x.max())], "y": [float(y.min()), float(y.max())]}
-    view = view_state(box, zoom_out=0)  # labels apart at this scale stay apart closer in
+    view = view_state(box)
     layers.extend(label_layers(place(labels, view["zoom"])))
     spec = {"initialViewState": view, "mapProvider": None, "mapStyle": None,
             "views": [{"@@type": "OrthographicView", "controller": True}]}
@@ -153,19 +153,23 @@ def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
 
 
 def label_layers(labels: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One plain text layer of labels placed on the server (ui_labels.place: none overlaps at
-    the first view's scale, nor closer): each at its place, shifted by its "dy" pixels."""
-    rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
-             "o": [0, round(float(lab.get("dy", 0.0)), 1)],
-             "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255]}
-            for lab in labels]
-    if not rows:
-        return []
-    return [{"@@type": "TextLayer", "id": "labels", "data": rows, "getPosition": "@@=p",
-             "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c", "getPixelOffset": "@@=o",
-             "fontFamily": "sans-serif", "fontWeight": 600, "characterSet": "auto",
-             "background": True, "getBackgroundColor": [255, 255, 255, 215],
-             "backgroundPadding": list(PADDING), "pickable": False}]
+    """Plain text layers of labels placed on the server (ui_labels.place), one per pixel size:
+    each label sized in layout units ("s": its size at its "zoom", the layer's
+    `sizeUnits: "common"`), capped at its size in pixels; none overlaps at any zoom."""
+    layers = []
+    for size in sorted({lab["size"] for lab in labels}, reverse=True):
+        rows = [{"p": [lab["x"], round(float(lab["y"]), 4)], "t": lab["text"],
+                 "s": float(f"{lab['size'] / 2.0 ** float(lab['zoom']):.6g}"),
+                 "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255]}
+                for lab in labels if lab["size"] == size]
+        layers.append({
+            "@@type": "TextLayer", "id": f"labels-{size}", "data": rows, "getPosition": "@@=p",
+            "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c", "sizeUnits": "common",
+            "sizeMaxPixels": size, "fontFamily": "sans-serif", "fontWeight": 600,
+            "characterSet": "auto", "background": True,
+            "getBackgroundColor": [255, 255, 255, 215], "backgroundPadding": [0, 0],
+            "pickable": False})
+    return layers
 
 
 def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
