@@ -1,17 +1,16 @@
-"""The corpus map's first draw at the ~92k papers of paperlists-ml: the deck.gl map
-(features/topics/ui_map.py map_chart through st.pydeck_chart) against the Plotly map it replaced
-(ui_map.py of commit BASELINE_COMMIT, read from git), in one run and one headless Chromium at
-1400x900. `python -m benchmarks.run mapdraw [--runs N]`.
+"""The corpus map's first draw at the ~92k papers of paperlists-ml, in one run and one headless
+Chromium at 1400x900: the product's deck.gl map (features/topics/ui_map.py map_chart through
+st.pydeck_chart, its labels placed on the server by ui_labels.py) against today's map before
+that change (ui_map.py of TODAY_COMMIT: deck.gl's collision filter in the browser) and the
+Plotly map of BASELINE_COMMIT, both read from git. `python -m benchmarks.run mapdraw [--runs N]`.
 
-Each sample: a fresh page of an already started server (its data loaded), timed from
-`page.goto` to the chart drawn (deck.gl: its canvas mounted, then two animation frames; Plotly:
-its legend drawn, then two frames). The deck's first sample is the product's first view of
-the map (its papers layer not yet serialised: map_chart without `base`), the later ones reuse
-the serialised layer as the product does (topics/ui.py keeps it per Explorer and zoom);
-"deck-file" is the product's map now: the papers layer's data a file of Streamlit's static
-serving (topics/ui_file.py, written in the warm-up) that the browser fetches, so only the
-small rest of the chart crosses the websocket. Plotly draws its even sample of 20,000 points,
-deck.gl all of them.
+Each sample: a fresh page of an already started server (its data loaded, the papers file
+written), timed from `page.goto` to the chart drawn (deck.gl: its papers file fetched and its
+canvas mounted, then two animation frames; Plotly: its legend drawn, then two frames). The
+papers layer's data is a file of Streamlit's static serving, as in the product
+(topics/ui_file.py). What the rest of the draw costs is taken apart beside it: no labels, no
+tooltip text in the file, the papers layer loaded but not drawn; and the same pages on a second
+software renderer (Mesa's llvmpipe) beside Chromium's SwiftShader.
 
 Stand-in data (said in the table's notes): the titles, venues, years and statuses of every
 paperlists-ml record, and 2-D points drawn from 100 Gaussian topics in 10 areas (no index of
@@ -25,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import statistics
 import subprocess
 import time
@@ -37,15 +37,22 @@ from benchmarks.indexes import work_dir
 from tests.app_fixtures import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 BASELINE_COMMIT = "f40d14c"  # main before the deck.gl map: ui_map.py drew with Plotly
+TODAY_COMMIT = "c0bb37c"  # main before the labels were placed on the server (issue 32)
 TOPICS, AREAS = 100, 10
 APP = """
-import importlib.util, json, os
+import importlib.util, json, os, sys
 import streamlit as st
 from explorer.corpus.papers import Paper
 from pathlib import Path
 from explorer.features.topics.ui_map import Focus, map_chart, papers_data, papers_layer
 
 st.set_page_config(layout="wide")
+
+def module(name):
+    spec = importlib.util.spec_from_file_location(name, os.environ[name.upper()])
+    loaded = sys.modules[name] = importlib.util.module_from_spec(spec)  # its dataclasses ask
+    spec.loader.exec_module(loaded)
+    return loaded
 
 @st.cache_resource
 def load():
@@ -56,45 +63,56 @@ def load():
     return data["map"], data["labels"], papers
 
 @st.cache_resource
-def base(_corpus_map, _papers):
-    return papers_layer(_corpus_map, _papers)
-
-@st.cache_resource
-def served(_corpus_map, _papers):  # the data as a file of Streamlit's static serving
+def served(_corpus_map, _papers, bare=False):  # the data as a file of Streamlit's static serving
     static = Path(__file__).parent / "static"
     static.mkdir(exist_ok=True)
-    (static / "papers.json").write_text(papers_data(_corpus_map, _papers), encoding="utf-8")
-    return papers_layer(_corpus_map, _papers, data_url="app/static/papers.json")
+    text = papers_data(_corpus_map, _papers)
+    if bare:  # places and colours only: what the tooltips' text costs
+        text = json.dumps([{"p": r["p"], "c": r["c"]} for r in json.loads(text)], separators=(",", ":"))
+    name = "bare.json" if bare else "papers.json"
+    (static / name).write_text(text, encoding="utf-8")
+    return papers_layer(_corpus_map, _papers, data_url="app/static/" + name)
 
 corpus_map, labels, papers = load()
 chart = st.query_params.get("chart")
+focus = Focus(open_row=0, neighbour_rows=range(1, 11))
 if chart == "floor":  # the page alone: what any Streamlit page costs before its chart
     st.write("floor page")
 elif chart == "plotly":
-    spec = importlib.util.spec_from_file_location("plotly_map", os.environ["MAP_BASELINE"])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    st.plotly_chart(module.map_figure(corpus_map, papers, 0, list(range(1, 11))))
+    st.plotly_chart(module("map_baseline").map_figure(corpus_map, papers, 0, list(range(1, 11))))
+elif chart == "deck-today":  # the map before this change: deck.gl's collision filter in the browser
+    layer = served(corpus_map, papers)
+    st.pydeck_chart(module("map_today").map_chart(corpus_map, papers, focus, labels, base=layer),
+                    height=640)
 else:
-    cached = {"deck-warm": base, "deck-file": served, "deck-file-nolabels": served}.get(chart)
-    cached = cached(corpus_map, papers) if cached else None
-    deck = map_chart(corpus_map, papers, Focus(open_row=0, neighbour_rows=range(1, 11)),
-                     [] if chart == "deck-file-nolabels" else labels, base=cached)
-    st.pydeck_chart(deck, height=640)
+    layer = served(corpus_map, papers, chart == "deck-bare")
+    if chart == "deck-hidden":  # fetched, parsed and uploaded, not drawn
+        layer = layer[:-1] + ',"visible":false}'
+    shown = [] if chart in ("deck-nolabels", "deck-hidden", "deck-bare") else labels
+    st.pydeck_chart(map_chart(corpus_map, papers, focus, shown, base=layer), height=640)
 """
+CANVAS = "document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")"
+FETCHED = ("performance.getEntriesByType('resource').some(entry =>"
+           " entry.name.endsWith('/app/static/{name}') && entry.responseEnd > 0)")
 DRAWN = {"plotly": "() => { const el = document.querySelector('.js-plotly-plot');"
                    " return el && el._fullLayout && el.querySelector('.legend'); }",
-         "deck": "() => document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")",
-         "deck-file": "() => performance.getEntriesByType('resource').some(entry =>"
-                      " entry.name.endsWith('/app/static/papers.json') && entry.responseEnd > 0)"
-                      " && document.querySelector(\"[data-testid='stDeckGlJsonChart'] canvas\")",
+         "deck": "() => " + FETCHED.format(name="papers.json") + " && " + CANVAS,
+         "deck-bare": "() => " + FETCHED.format(name="bare.json") + " && " + CANVAS,
          "floor": "() => document.querySelector(\"[data-testid='stMarkdownContainer']\")"}
-DRAWN["deck-file-nolabels"] = DRAWN["deck-file"]
 # When the papers file had come in (seconds after the navigation started), if it was fetched.
 DATA_IN = ("() => { const got = performance.getEntriesByType('resource').filter(entry =>"
-           " entry.name.endsWith('/app/static/papers.json'));"
+           " entry.name.includes('/app/static/'));"
            " return got.length ? got[0].responseEnd / 1000 : null; }")
 FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+CHARTS = {"floor": "none (the page alone)", "deck-today": "91,908, labels: collision filter",
+          "deck": "91,908, labels placed on the server", "deck-nolabels": "91,908, no labels",
+          "deck-bare": "91,908, no labels, no tooltip text", "deck-hidden": "none (91,908 loaded)",
+          "plotly": "20,000 (sample)"}
+# Chromium's WebGL: SwiftShader (the tests' and the CI's) and, beside it, Mesa's llvmpipe
+# through ANGLE's EGL backend (another software renderer: how much of a draw is the renderer's).
+RENDERERS = {"": CHROMIUM_ARGS,
+             " · llvmpipe": [flag for flag in CHROMIUM_ARGS if flag != "--disable-gpu"]
+             + ["--use-gl=angle", "--use-angle=gl-egl", "--ignore-gpu-blocklist"]}
 
 
 def stand_in(folder: Path) -> Path:
@@ -126,11 +144,11 @@ def stand_in(folder: Path) -> Path:
     return path
 
 
-def baseline_module(folder: Path) -> Path:
-    """The Plotly map as main had it (git show BASELINE_COMMIT:explorer/features/topics/ui_map.py)."""
-    text = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:explorer/features/topics/ui_map.py"],
+def old_module(folder: Path, commit: str) -> Path:
+    """ui_map.py as main had it at `commit` (git show), for the same run."""
+    text = subprocess.run(["git", "show", f"{commit}:explorer/features/topics/ui_map.py"],
                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    path = folder / "plotly_map.py"
+    path = folder / f"ui_map_{commit}.py"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -156,54 +174,78 @@ def run(argv: list[str]) -> None:
 
     folder = work_dir() / "map-draw"
     folder.mkdir(parents=True, exist_ok=True)
-    data, baseline = stand_in(folder), baseline_module(folder)
+    data = stand_in(folder)
     app = folder / "map_draw_app.py"
     app.write_text(APP, encoding="utf-8")
-    env = {"MAP_DATA": str(data), "MAP_BASELINE": str(baseline), "PYTHONPATH": str(ROOT),
+    env = {"MAP_DATA": str(data), "MAP_BASELINE": str(old_module(folder, BASELINE_COMMIT)),
+           "MAP_TODAY": str(old_module(folder, TODAY_COMMIT)), "PYTHONPATH": str(ROOT),
            "STREAMLIT_SERVER_ENABLE_STATIC_SERVING": "true"}
-    samples: dict[str, list[float]] = {"floor": [], "deck-cold": [], "deck-warm": [],
-                                       "deck-file": [], "deck-file-nolabels": [], "plotly": []}
+    samples = {chart + suffix: [] for suffix in RENDERERS for chart in CHARTS
+               if not suffix or chart != "deck-bare"}
     data_in: dict[str, list] = {chart: [] for chart in samples}
+    load = os.getloadavg()
     with streamlit_server(folder, app=app, env=env) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(600_000)  # a loaded machine: Plotly at 92k takes long
-        page.goto(url)  # the server loads the data once; the bundle gets cached
-        page.wait_for_selector("[data-testid='stDeckGlJsonChart'] canvas", timeout=600_000)
-        draw_seconds(page, url, "deck-file")  # its file written and its layer kept, as deck-warm's
+        pages = {}
+        for suffix, flags in RENDERERS.items():
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=flags)
+            pages[suffix] = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            pages[suffix].set_default_timeout(600_000)  # a loaded machine: Plotly takes long
+            for chart in ("deck", "deck-bare"):  # files written, layers kept, bundle cached
+                draw_seconds(pages[suffix], url, chart)
         for _ in range(args.runs):
-            for chart in samples:
-                samples[chart].append(draw_seconds(page, url, chart, data_in[chart]))
-        browser.close()
-    report(samples, len(json.loads(data.read_text())["papers"]), data_in)
+            for key in samples:
+                chart, _, renderer = key.partition(" · ")
+                page = pages[" · " + renderer if renderer else ""]
+                samples[key].append(draw_seconds(page, url, chart, data_in[key]))
+        for page in pages.values():
+            page.context.browser.close()
+    static = folder / "static"
+    sizes = {name: (static / name).stat().st_size for name in ("papers.json", "bare.json")}
+    report(samples, data_in, load, sizes)
 
 
-def report(samples: dict[str, list[float]], count: int, data_in: dict[str, list]) -> None:
-    plotly = statistics.median(samples["plotly"])
-    drawn = {"plotly": "20,000 (sample)", "floor": "none (the page alone)"}
-    rows = [{"map": name, "points drawn": drawn.get(name, f"{count:,}"),
-             "median s": round(statistics.median(seconds), 2),
+def report(samples: dict[str, list[float]], data_in: dict[str, list], load: tuple,
+           sizes: dict[str, int]) -> None:
+    median = {name: statistics.median(seconds) for name, seconds in samples.items()}
+    rows = [{"map": name, "points drawn": CHARTS[name.split(" · ")[0]],
+             "median s": round(median[name], 2),
              "runs s": " ".join(f"{s:.2f}" for s in seconds),
              "papers file in, s": " ".join(f"{s:.2f}" for s in data_in[name] if s is not None),
-             "Plotly / this": round(plotly / statistics.median(seconds), 2)}
+             "today / this": round(median[_same("deck-today", name)] / median[name], 2),
+             "Plotly / this": round(median[_same("plotly", name)] / median[name], 2)}
             for name, seconds in samples.items()]
-    warm = statistics.median(samples["deck-warm"])
-    served = statistics.median(samples["deck-file"])
-    print(f"first draw, Plotly over deck.gl (warm): {plotly / warm:.2f}x; "
-          f"over deck.gl with its papers fetched as a file: {plotly / served:.2f}x")
-    save("mapdraw", f"Corpus map, first draw of {count:,} papers (1400x900, headless Chromium)", rows,
-         ["map", "points drawn", "median s", "runs s", "papers file in, s", "Plotly / this"],
-         notes="Stand-in 2-D points (100 Gaussian topics in 10 areas) with the real titles, "
-               "venues, years and statuses of paperlists-ml; see benchmarks/map_draw.py. "
-               "deck-cold: the papers layer serialised in that request (the product's first "
-               "view per index and zoom); deck-warm: serialised before (every later view); "
-               "deck-file: the papers layer's data fetched by the browser as a file of "
-               "Streamlit's static serving (written in the warm-up, as the product does once "
-               "per index and zoom), not sent over the websocket; 'papers file in': when its "
-               "last byte had come (resource timing, from the navigation); deck-file-nolabels: "
-               "the same without the label layer (deck.gl's TextLayer with its collision "
-               "filter): what the labels cost; floor: a page with one line of text, what "
-               "any Streamlit page costs before its chart. "
-               "Chromium runs WebGL in software (--disable-gpu: SwiftShader). The 2 cores are "
-               "shared with other jobs of this session: compare within the run only.")
+    print(f"first draw, today's map over the map with labels placed on the server: "
+          f"{median['deck-today'] / median['deck']:.2f}x; Plotly's 20k sample over it: "
+          f"{median['plotly'] / median['deck']:.2f}x")
+    save("mapdraw", "Corpus map, first draw of 91,908 papers (1400x900, headless Chromium)", rows,
+         ["map", "points drawn", "median s", "runs s", "papers file in, s", "today / this",
+          "Plotly / this"],
+         notes=NOTES.format(load=", ".join(f"{x:.1f}" for x in load),
+                            papers=sizes["papers.json"] / 1e6, bare=sizes["bare.json"] / 1e6))
+
+
+def _same(chart: str, name: str) -> str:
+    """`chart` drawn by the same renderer as the row `name`."""
+    return chart + name[len(name.split(" · ")[0]):]
+
+
+NOTES = (
+    "Load average at the start [{load}]. Stand-in 2-D points (100 Gaussian topics in 10 areas) "
+    "with the real titles, venues, years and statuses of paperlists-ml, and 110 labels ('Area "
+    "n', 'Topic n'); see benchmarks/map_draw.py. Every deck's papers layer is a file of "
+    "Streamlit's static serving ({papers:.1f} MB of JSON; {bare:.1f} MB without the tooltips' "
+    "text), fetched by the browser; the open paper and its 10 neighbours drawn on top. "
+    "deck-today: the map before this change (main " + TODAY_COMMIT + "): every label in one "
+    "TextLayer with deck.gl's collision filter; deck: the product now, the labels placed on "
+    "the server (features/topics/ui_labels.py) in plain TextLayers sized in layout units "
+    "(sizeUnits common, capped by sizeMaxPixels); deck-nolabels: no label "
+    "layer; deck-bare: no labels and points without tooltip text (what the payload's text "
+    "costs); deck-hidden: the papers file fetched, parsed and uploaded but the layer not "
+    "drawn (visible: false; the gap to deck-nolabels is the software renderer's draw of "
+    "92k points); floor: a page with one line of text; plotly: the map before deck.gl (main "
+    + BASELINE_COMMIT + "), its even sample of 20,000. Chromium runs WebGL in software "
+    "(--disable-gpu: SwiftShader); rows '· llvmpipe': the same page in a second Chromium on "
+    "Mesa's llvmpipe (ANGLE's EGL backend, another software renderer), sampled in turn with "
+    "the first. 'papers file in': when its last byte had come (resource "
+    "timing, from the navigation). The 2 cores are shared with other jobs of this session: "
+    "compare within the run only.")

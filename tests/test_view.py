@@ -173,8 +173,9 @@ def test_the_map_marks_the_open_paper_and_its_neighbours(small_index):  # noqa: 
     assert any(t.startswith("Rendering untrusted <b>markup</b> & text") for t in hover)  # innerText
     assert spec["mapProvider"] is None and spec["views"][0]["@@type"] == "OrthographicView"
     whole = json.loads(corpus_chart(explorer, Location(page="map")).to_json())
-    labels = next(layer["data"] for layer in whole["layers"] if layer["id"] == "labels")
-    areas = [label for label in labels if label["r"] >= 500]  # drawn first: areas
+    labels = [row for layer in whole["layers"] if layer["id"].startswith("labels")
+              for row in layer["data"]]
+    areas = [label for label in labels if label["c"] == [10, 10, 10, 255]]  # areas: darkest
     assert len(areas) == len(topic_table(explorer).topics("area"))
     assert len(labels) - len(areas) == len(topic_table(explorer).topics("topic"))
 

@@ -21,6 +21,7 @@ import numpy as np
 import pydeck as pdk
 
 from explorer.corpus.papers import Paper
+from explorer.features.topics.ui_labels import place
 from explorer.ui.text import plain
 
 MAX_POINTS = 100_000  # past this, an even sample (each point costs the message ~110 bytes)
@@ -67,8 +68,9 @@ def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Foc
               base: str | None = None) -> CompactDeck:
     """The deck of every paper (papers_layer, or `base`: its JSON text made before for the
     same zoom), the focus on top (each object's "i" its paper id), then `labels` (map_zoom's
-    dicts: "x", "y", "text", "level", "size"). `ranges` the first view's {"x": [lo, hi],
-    "y": [lo, hi]} (default: the whole map)."""
+    dicts: "x", "y", "text", "level", "size"; those that fit placed by ui_labels.place from
+    the first view's zoom, some to appear as the reader zooms in). `ranges` the first view's
+    {"x": [lo, hi], "y": [lo, hi]} (default: the whole map)."""
     x, y = np.asarray(corpus_map["x"], dtype=float), np.asarray(corpus_map["y"], dtype=float)
     layers: list[Mapping[str, Any] | str] = [
         base or papers_layer(corpus_map, papers, focus.zoom_rows)]
@@ -82,9 +84,10 @@ def map_chart(corpus_map: Mapping[str, Any], papers: Sequence[Paper], focus: Foc
                     for r in map(int, rows)]
             layers.append({**_points(name, data, radius), "getFillColor": fill, "stroked": True,
                            "getLineColor": line, "getLineWidth": 2, "lineWidthUnits": "pixels"})
-    layers.extend(label_layers(labels))
     box = ranges or {"x": [float(x.min()), float(x.max())], "y": [float(y.min()), float(y.max())]}
-    spec = {"initialViewState": view_state(box), "mapProvider": None, "mapStyle": None,
+    view = view_state(box)
+    layers.extend(label_layers(place(labels, view["zoom"])))
+    spec = {"initialViewState": view, "mapProvider": None, "mapStyle": None,
             "views": [{"@@type": "OrthographicView", "controller": True}]}
     return CompactDeck(spec, layers, TOOLTIP)
 
@@ -117,13 +120,14 @@ def papers_data(corpus_map: Mapping[str, Any], papers: Sequence[Paper],
 
 
 def view_state(box: Mapping[str, Sequence[float]], width: int = WIDTH_GUESS,
-               height: int = HEIGHT) -> dict[str, Any]:
+               height: int = HEIGHT, zoom_out: float = 3) -> dict[str, Any]:
     """The orthographic view that shows `box` ({"x": [lo, hi], "y": [lo, hi]}) whole: its
-    centre, and the zoom (log2 of pixels per unit) that fits it, with a margin."""
+    centre, and the zoom (log2 of pixels per unit) that fits it, with a margin; the reader
+    may zoom out `zoom_out` levels from it and in 8."""
     (x0, x1), (y0, y1) = box["x"], box["y"]
     scale = min(width / max(x1 - x0, 1e-6), height / max(y1 - y0, 1e-6)) * 0.92
     return {"target": [(x0 + x1) / 2, (y0 + y1) / 2, 0], "zoom": round(math.log2(scale), 3),
-            "minZoom": round(math.log2(scale), 3) - 3, "maxZoom": round(math.log2(scale), 3) + 8}
+            "minZoom": round(math.log2(scale), 3) - zoom_out, "maxZoom": round(math.log2(scale), 3) + 8}
 
 
 def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
@@ -149,23 +153,23 @@ def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
 
 
 def label_layers(labels: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One text layer that never overlaps itself: deck.gl's collision filter draws the labels of
-    higher priority (areas before topics, larger before smaller; priorities run from -1000 to
-    1000) and hides those that would touch them, at every zoom; topics test as if twice their
-    size, so they appear as the reader zooms in and room opens between the areas' names."""
-    rows = [{"p": [lab["x"], lab["y"]], "t": lab["text"], "s": lab["size"],
-             "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255],
-             "r": (500 if lab["level"] == "area" else -500)
-             + min(int(lab.get("priority", 0)) // 10, 499)} for lab in labels]
-    if not rows:
-        return []
-    return [{"@@type": "TextLayer", "id": "labels", "data": rows, "getPosition": "@@=p",
-             "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c",
-             "fontFamily": "sans-serif", "fontWeight": 600, "characterSet": "auto",
-             "background": True, "getBackgroundColor": [255, 255, 255, 215],
-             "backgroundPadding": [4, 2], "collisionEnabled": True,
-             "getCollisionPriority": "@@=r", "collisionTestProps": {"sizeScale": 2},
-             "extensions": [{"@@type": "CollisionFilterExtension"}], "pickable": False}]
+    """Plain text layers of labels placed on the server (ui_labels.place), one per pixel size:
+    each label sized in layout units ("s": its size at its "zoom", the layer's
+    `sizeUnits: "common"`), capped at its size in pixels; none overlaps at any zoom."""
+    layers = []
+    for size in sorted({lab["size"] for lab in labels}, reverse=True):
+        rows = [{"p": [lab["x"], round(float(lab["y"]), 4)], "t": lab["text"],
+                 "s": float(f"{lab['size'] / 2.0 ** float(lab['zoom']):.6g}"),
+                 "c": [10, 10, 10, 255] if lab["level"] == "area" else [60, 60, 60, 255]}
+                for lab in labels if lab["size"] == size]
+        layers.append({
+            "@@type": "TextLayer", "id": f"labels-{size}", "data": rows, "getPosition": "@@=p",
+            "getText": "@@=t", "getSize": "@@=s", "getColor": "@@=c", "sizeUnits": "common",
+            "sizeMaxPixels": size, "fontFamily": "sans-serif", "fontWeight": 600,
+            "characterSet": "auto", "background": True,
+            "getBackgroundColor": [255, 255, 255, 215], "backgroundPadding": [0, 0],
+            "pickable": False})
+    return layers
 
 
 def shown_rows(count: int, limit: int = MAX_POINTS) -> np.ndarray:
