@@ -121,7 +121,7 @@ def test_crowded_names_are_left_out_not_drawn_over(seeds_explorer: Explorer, far
     """The same real names placed for a view `farther` levels out than the whole map's, where
     most of them crowd together: the kept ones stay apart (measured) at that zoom and every
     other, the rest are left out."""
-    rows, view, candidates = chart_labels(seeds_explorer, None)
+    _rows, view, candidates = chart_labels(seeds_explorer, None)
     zoom = view["zoom"] - farther
     kept = place(candidates, zoom, levels=0)
     assert 0 < len(kept) < len(candidates)
