@@ -142,7 +142,8 @@ def map_zoom(corpus_map: Mapping[str, Any], table: TopicTable, topic_id: str | N
     None: the whole map). Zoomed out: the broad areas' names, and the finer topics' names
     where room is left (ui_labels.place keeps those that do not overlap, from the first
     view's scale or, growing, one or two levels in); zoomed to an area or a topic: the finer
-    topics' names inside its box. Each label a dict ("x", "y", "text": plain text, "level", "size" in pixels, "priority": its size)."""
+    topics' names inside its box. Each label a dict ("x", "y", "text": plain text, "level",
+    "size" in pixels, "priority": its size)."""
     x, y = np.asarray(corpus_map["x"]), np.asarray(corpus_map["y"])
     if topic_id is None:
         areas = table.topics(AREA)
