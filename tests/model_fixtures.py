@@ -18,6 +18,7 @@ import pytest
 
 from explorer.ingest.run import build
 from explorer.model.embedder import resolve_model
+from explorer.model.export import export_folder
 from tests.run_fixtures import made_once
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -40,6 +41,18 @@ def make_strong_model(folder: Path) -> Path:
     config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
     pooling.write_text(json.dumps(config))
     return out
+
+
+def shared_exports(cache: Path) -> Path:
+    """A new, empty cache folder `cache` whose model exports are the run's own (its models/
+    folder links to the settings' cache's, where every other test's embedder finds them): a
+    test that needs a cache of its own (an eval's pools) does not export and quantise the
+    model again, which is test_quiet_build's and test_backends' subject, not its own."""
+    shared = export_folder("x").parent
+    shared.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True)
+    (cache / shared.name).symlink_to(shared, target_is_directory=True)
+    return cache
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,10 @@ import pytest
 from explorer import files
 
 SERVERS = ("seeds_server", "small_server", "venue_server")  # tests/shared.py's fixtures
+# Files run as one file under `--dist loadfile`, by what their text names: the server users (one
+# server start each), and the Ray files (a local ray.init() beside another worker's `ray start`
+# cluster may join that cluster; two Ray instances on two cores starve each other).
+TOGETHER = {"servers": SERVERS, "ray": ('importorskip("ray"',)}
 BUILD_WAIT = 3600.0  # seconds a worker waits for another worker's build of the same thing
 
 
@@ -36,21 +40,22 @@ def made_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path],
 
 
 def file_scheduler(config: pytest.Config, log):
-    """pytest-xdist's `loadfile` scheduling, with every test file that names one of SERVERS
-    taken as one file: their tests run on one worker, so each server starts once per run.
-    (`loadgroup` would say so with marks, but pytest-xdist 3.8 appends a test's group to
+    """pytest-xdist's `loadfile` scheduling, with the test files of each TOGETHER group taken
+    as one file: their tests run on one worker (each server starts once per run; one Ray at a
+    time). (`loadgroup` would say so with marks, but pytest-xdist 3.8 appends a test's group to
     `item._nodeid`, which pytest 9.2 no longer reads: its groups never reach the scheduler.)"""
     from xdist.scheduler import LoadFileScheduling
 
-    root, users = config.rootpath, {}
+    root, scopes = config.rootpath, {}
 
     class Scheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             file = super()._split_scope(nodeid)
-            if file not in users:
+            if file not in scopes:
                 path = root / file
                 text = path.read_text(encoding="utf-8") if path.is_file() else ""
-                users[file] = any(name in text for name in SERVERS)
-            return "servers" if users[file] else file
+                scopes[file] = next((group for group, names in TOGETHER.items()
+                                     if any(name in text for name in names)), file)
+            return scopes[file]
 
     return Scheduling(config, log)

@@ -23,6 +23,7 @@ from explorer.ingest.run import build
 from explorer.query.engine import Explorer
 from explorer.ranking.fusion import DENSE, LEXICAL
 from tests.acm_fixtures import CITING, DISTRACTORS, PER_CITING
+from tests.model_fixtures import shared_exports
 from tests.paraphrases import PARAPHRASES, RELATED_PAIRS, SEED_JUDGMENTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +164,7 @@ def test_seed_dense_scores_equal_a_brute_force_cosine_ranking(seeds_explorer: Ex
 
 def test_one_command_runs_all_three_parts(tiny_acm: Path, seeds_explorer: Explorer,
                                           tmp_path: Path, monkeypatch, capsys):
-    monkeypatch.setenv("EXPLORER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("EXPLORER_CACHE", str(shared_exports(tmp_path / "cache")))
     output = tmp_path / "eval.json"
     args = ["eval", str(tiny_acm), "--set", "all", "--sizes", str(SIZE), "1000", "--draws", "2",
             "--seeds", str(ROOT / "seeds"), "--seed-judgments", str(SEED_JUDGMENTS),

@@ -13,18 +13,19 @@ installed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from explorer import wording
-from explorer.eval.seeds import seed_index, target_row
+from explorer.eval.seeds import target_row
 from explorer.eval.strength import KIN, reliability, strength_table, versions
 from explorer.model import catalog
 from explorer.query.engine import Explorer
 from explorer.ranking.calibration import PAPERS
 from explorer.settings import default_cache_dir
 from tests.absent_topics import ABSENT_TOPICS
-from tests.conftest import SEEDS
 from tests.paraphrases import PARAPHRASES
 
 MPNET = pytest.mark.skipif(
@@ -33,9 +34,10 @@ MPNET = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def mpnet_seeds(tmp_path_factory: pytest.TempPathFactory) -> Explorer:
-    explorer, _ = seed_index(SEEDS, tmp_path_factory.mktemp("mpnet-seeds"), "mpnet")
-    return explorer
+def mpnet_seeds(mpnet_seeds_index: Path) -> Explorer:
+    """The seeds embedded by all-mpnet-base-v2 without sentence vectors (what eval's seed_index
+    builds), shared with test_upgrade_calibration (tests/model_fixtures.py): one build a run."""
+    return Explorer.open(mpnet_seeds_index)
 
 
 def _questions(explorer: Explorer) -> list[tuple[str, set[int]]]:
