@@ -73,10 +73,11 @@ tex:
 		apt-get install -y -qq --no-install-recommends texlive-latex-base >/dev/null; }
 
 ## Run the whole test suite (this is what .ci/run calls): on TEST_WORKERS processes
-## (pytest-xdist, a test file's tests on one of them: tests/run_fixtures.py); 0, the default, runs
-## it in this process: on two cores a second process gained about 10% and let CPU-heavy tests
-## starve the headless-browser tests beside them (4 browser timeouts in one fresh-clone run).
-TEST_WORKERS ?= 0
+## (pytest-xdist, a test file's tests on one of them: tests/run_fixtures.py; the app-server and
+## Ray files together on one); 2, the default: benchmarks/results/suite-workers.md; 0 runs it in
+## this process. (Before browser tests waited on Streamlit's run state, two processes let
+## CPU-heavy tests starve the browser tests beside them: 4 timeouts in one fresh-clone run.)
+TEST_WORKERS ?= 2
 test: $(STAMP) browser tex mpnet
 	$(VENV)/bin/ruff check explorer tests benchmarks studies streamlit_app.py
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
