@@ -171,16 +171,24 @@ def _latency_rows(suffix: str) -> list[dict[str, str]]:
                          f"{one['baseline_p99_ms']})",
                          one["product_p50_ms"] <= p50 and one["product_p99_ms"] <= p99,
                          f"query-{suffix}.md"))
-    found = _result(f"concurrent-91794-{suffix}")
+    name = _concurrent(suffix)
+    found = _result(name)
     if found is None:
-        return [*rows, _not_run(many_target, f"concurrent-91794-{suffix}", "targets")]
+        return [*rows, _not_run(many_target, name, "targets")]
     many = _first(found, lambda row: row["variant"] == "product (batching)"
                   and row["sessions"] > 1)
     return [*rows, _row(many_target.replace("8 sessions", f"{many['sessions']} sessions"),
                         f"{many['p50_ms']} / {many['p99_ms']} ms, {many['answers_per_s']} "
                         f"answers/s, {many['cpu_ms']} ms of CPU an answer",
                         many["p50_ms"] <= many_p50 and many["p99_ms"] <= many_p99,
-                        f"concurrent-91794-{suffix}.md")]
+                        f"{name}.md")]
+
+
+def _concurrent(suffix: str) -> str:
+    """The name of this CPU's newest concurrent result (its size is in the name: the papers
+    with real vectors at the time, e.g. concurrent-91799-<cpu>)."""
+    found = sorted(RESULTS.glob(f"concurrent-*-{suffix}.json"), key=lambda p: p.stat().st_mtime)
+    return found[-1].stem if found else f"concurrent-91794-{suffix}"
 
 
 def _coldstart_rows(suffix: str) -> list[dict[str, str]]:
