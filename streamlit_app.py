@@ -9,10 +9,6 @@ changes in `kit.go`, the callback of every widget that navigates, and in `shell.
 the filters the sidebar returns.
 """
 
-from explorer.app.opening import open_early
-
-open_early()  # the index and model load on a thread while the pages' modules import
-
-from explorer.app.shell import run  # noqa: E402 (after: the point is to start the open first)
+from explorer.app.shell import run
 
 run()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.app import ask, history, marked, opening, paper, style
+from explorer.app import ask, history, marked, paper, style
 from explorer.app.kit import button, go, reported
 from explorer.artifacts.store import read_manifest
 from explorer.errors import ExplorerError
@@ -39,9 +39,8 @@ PAGES = (ask.PAGE, marked.PAGE, topics_page.MAP_PAGE, topics_page.TOPIC_PAGE, dr
                    "computer also prepares the model, once: up to half a minute)", max_entries=1)
 def load_explorer(folder: str, build_key: str, model: str | None = None) -> Explorer:
     """The Explorer of the current build only: a rebuild swaps it (and frees the old files).
-    `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model. The first
-    run's was opening since the script started (opening.open_early)."""
-    return opening.opened(folder, build_key, model)
+    `model` (EXPLORER_MODEL) embeds the questions; it must be the index's own model."""
+    return Explorer.open(folder, model=model, warm=True)  # the model loads with the index
 
 
 @reported
