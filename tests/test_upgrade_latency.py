@@ -82,11 +82,14 @@ def test_a_rate_recorded_before_questions_were_timed_is_measured_again(
     assert recorded_probe(tmp_path, spec) == (FAST_RATE, 1.0)
 
 
-@pytest.mark.parametrize("busy, measured_again", [(0.5, False), (3.0, True)])
+@pytest.mark.parametrize("busy, measured_again", [(0.5, False), (3.0, True), (None, True)])
 def test_a_refusal_timed_on_an_overloaded_computer_is_measured_again(
         index_copy, strong_model, tmp_path, monkeypatch, busy, measured_again):
+    """busy None: a refusal recorded before the load was (older files) is measured again."""
     spec = resolve_model(str(strong_model))
-    slow = {"rate": FAST_RATE, "question_ms": 2 * QUESTION_LIMIT_MS, "busy": busy}
+    slow = {"rate": FAST_RATE, "question_ms": 2 * QUESTION_LIMIT_MS}
+    if busy is not None:
+        slow["busy"] = busy
     (tmp_path / RATES).write_text(json.dumps({spec.fingerprint: slow}), encoding="utf-8")
     measured = fake_probe(monkeypatch, 1.0)
     plan = plan_upgrade(index_copy, str(strong_model), tmp_path, batch_size=8)

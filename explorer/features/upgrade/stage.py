@@ -95,6 +95,9 @@ def plan_upgrade(folder: Path, target: str, cache_dir: Path, batch_size: int,
     return Plan(spec, manifest.count, rate, reason, question_ms=question_ms)
 
 
+UNKNOWN_BUSY = 2.0  # the load per core taken for an entry that recorded none (older files)
+
+
 def recorded_probe(cache_dir: Path, spec: ModelSpec) -> tuple[float, float] | None:
     """(papers/s, question ms) last measured here for this model, or None (a rate recorded
     before questions were timed counts as none: the probe runs again)."""
@@ -104,8 +107,9 @@ def recorded_probe(cache_dir: Path, spec: ModelSpec) -> tuple[float, float] | No
     rate, question_ms = entry.get("rate"), entry.get("question_ms")
     if not all(isinstance(v, (int, float)) and v > 0 for v in (rate, question_ms)):
         return None
-    if question_ms > QUESTION_LIMIT_MS and entry.get("busy", 0) > 1:
-        return None  # a refusal measured while the computer was overloaded is measured again
+    if question_ms > QUESTION_LIMIT_MS and entry.get("busy", UNKNOWN_BUSY) > 1:
+        return None  # a refusal measured while the computer was overloaded (or a refusal
+        # recorded before the load was, which may have been) is measured again
     return float(rate), float(question_ms)
 
 
