@@ -120,14 +120,15 @@ def papers_data(corpus_map: Mapping[str, Any], papers: Sequence[Paper],
 
 
 def view_state(box: Mapping[str, Sequence[float]], width: int = WIDTH_GUESS,
-               height: int = HEIGHT, zoom_out: float = 3) -> dict[str, Any]:
+               height: int = HEIGHT) -> dict[str, Any]:
     """The orthographic view that shows `box` ({"x": [lo, hi], "y": [lo, hi]}) whole: its
     centre, and the zoom (log2 of pixels per unit) that fits it, with a margin; the reader
-    may zoom out `zoom_out` levels from it and in 8."""
+    may zoom out 3 levels from it and in 8."""
     (x0, x1), (y0, y1) = box["x"], box["y"]
     scale = min(width / max(x1 - x0, 1e-6), height / max(y1 - y0, 1e-6)) * 0.92
-    return {"target": [(x0 + x1) / 2, (y0 + y1) / 2, 0], "zoom": round(math.log2(scale), 3),
-            "minZoom": round(math.log2(scale), 3) - zoom_out, "maxZoom": round(math.log2(scale), 3) + 8}
+    zoom = round(math.log2(scale), 3)
+    return {"target": [(x0 + x1) / 2, (y0 + y1) / 2, 0], "zoom": zoom,
+            "minZoom": zoom - 3, "maxZoom": zoom + 8}
 
 
 def point_colours(corpus_map: Mapping[str, Any], zoom_rows: Sequence[int] | None
